@@ -1,0 +1,28 @@
+/**
+ * The small typed error hierarchy of the domain. One middleware renders these as problem+json;
+ * anything else is a 500 with no detail leaked.
+ */
+export class DomainError extends Error {
+  override readonly name: string = 'DomainError';
+}
+
+/** A feed document that is wholly unusable (not XML/JSON/CSV at all, no ports, wrong header). */
+export class FeedFormatError extends DomainError {
+  override readonly name = 'FeedFormatError';
+}
+
+/** A query parameter with a bad value (400). */
+export class InvalidQueryError extends DomainError {
+  override readonly name = 'InvalidQueryError';
+  constructor(
+    message: string,
+    readonly parameter: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A resource that does not exist (404). */
+export class NotFoundError extends DomainError {
+  override readonly name = 'NotFoundError';
+}

@@ -1,0 +1,138 @@
+/**
+ * Wall-clock time in a named zone to UTC, and the zone abbreviations the feeds print.
+ * Pure: uses only `Intl` (the IANA database shipped with Node).
+ */
+
+/** A wall-clock time, month 1-12. */
+export interface LocalDateTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second?: number;
+}
+
+/**
+ * Fixed UTC offsets (minutes) of the abbreviations the feeds print, English and French
+ * (CBSA `bwt-fra.csv`: HA* = heure avancée, daylight; HN* = heure normale, standard).
+ */
+export const ZONE_ABBREVIATION_OFFSETS: Readonly<Record<string, number>> = {
+  NDT: -150,
+  NST: -210,
+  ADT: -180,
+  AST: -240,
+  EDT: -240,
+  EST: -300,
+  CDT: -300,
+  CST: -360,
+  MDT: -360,
+  MST: -420,
+  PDT: -420,
+  PST: -480,
+  HAT: -150,
+  HNT: -210,
+  HAA: -180,
+  HNA: -240,
+  HAE: -240,
+  HNE: -300,
+  HAC: -300,
+  HNC: -360,
+  HAR: -360,
+  HNR: -420,
+  HAP: -420,
+  HNP: -480,
+};
+
+/** A representative IANA zone per abbreviation family, for ports missing from the catalogue. */
+export const ZONE_FOR_ABBREVIATION: Readonly<Record<string, string>> = {
+  E: 'America/New_York',
+  C: 'America/Chicago',
+  M: 'America/Denver',
+  P: 'America/Los_Angeles',
+  A: 'America/Halifax',
+  N: 'America/St_Johns',
+};
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** The wall-clock time in `timeZone` at the instant `epochMs`. */
+export function utcToZoned(epochMs: number, timeZone: string): Required<LocalDateTime> {
+  const parts: Record<string, number> = {};
+  for (const part of formatterFor(timeZone).formatToParts(new Date(epochMs))) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return {
+    year: parts.year ?? 0,
+    month: parts.month ?? 0,
+    day: parts.day ?? 0,
+    hour: parts.hour ?? 0,
+    minute: parts.minute ?? 0,
+    second: parts.second ?? 0,
+  };
+}
+
+/** UTC offset (minutes) of `timeZone` at the instant `epochMs`. */
+export function offsetMinutesAt(epochMs: number, timeZone: string): number {
+  const local = utcToZoned(epochMs, timeZone);
+  const asUtc = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
+  return Math.round((asUtc - Math.floor(epochMs / 1000) * 1000) / 60_000);
+}
+
+/**
+ * The instant (epoch ms) at which the wall clock in `timeZone` reads `local`.
+ * In the autumn overlap the earlier instant wins; a time skipped in spring moves forward by the gap.
+ */
+export function zonedToUtc(local: LocalDateTime, timeZone: string): number {
+  const naive = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second ?? 0);
+  // A wall time maps to at most two instants, one per offset in force around it; zones change
+  // offset at most once within a day on either side.
+  const before = offsetMinutesAt(naive - 86_400_000, timeZone);
+  const after = offsetMinutesAt(naive + 86_400_000, timeZone);
+  const matches = [before, after]
+    .map((offset) => naive - offset * 60_000)
+    .filter((instant) => {
+      const back = utcToZoned(instant, timeZone);
+      return back.day === local.day && back.hour === local.hour && back.minute === local.minute;
+    });
+  if (matches.length > 0) return Math.min(...matches);
+  // Skipped in spring: read with the offset before the change, which lands after the gap.
+  return naive - before * 60_000;
+}
+
+/** The wall clock at a fixed offset (minutes east of UTC) to epoch ms. */
+export function fixedOffsetToUtc(local: LocalDateTime, offsetMinutes: number): number {
+  return (
+    Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second ?? 0) -
+    offsetMinutes * 60_000
+  );
+}
+
+/** ISO 8601 UTC without milliseconds: `2022-10-18T01:00:00Z`. */
+export function toIsoSeconds(epochMs: number): string {
+  return `${new Date(epochMs).toISOString().slice(0, 19)}Z`;
+}
+
+/** The calendar date one day before `local` (same clock fields). */
+export function previousDay(local: LocalDateTime): LocalDateTime {
+  const d = new Date(Date.UTC(local.year, local.month - 1, local.day - 1));
+  return { ...local, year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+}
