@@ -14,11 +14,10 @@ export class FeedFormatError extends DomainError {
 /** A query parameter with a bad value (400). */
 export class InvalidQueryError extends DomainError {
   override readonly name = 'InvalidQueryError';
-  constructor(
-    message: string,
-    readonly parameter: string,
-  ) {
+  readonly parameter: string;
+  constructor(message: string, parameter: string) {
     super(message);
+    this.parameter = parameter;
   }
 }
 
