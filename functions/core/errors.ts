@@ -15,6 +15,8 @@ export class FeedFormatError extends DomainError {
 export class InvalidQueryError extends DomainError {
   override readonly name = 'InvalidQueryError';
   readonly parameter: string;
+  /** Every bad parameter, `{ name, reason }`. */
+  errors: { name: string; reason: string }[] = [];
   constructor(message: string, parameter: string) {
     super(message);
     this.parameter = parameter;
@@ -24,4 +26,14 @@ export class InvalidQueryError extends DomainError {
 /** A resource that does not exist (404). */
 export class NotFoundError extends DomainError {
   override readonly name = 'NotFoundError';
+}
+
+/** A feed that could not be fetched: network error, timeout, HTTP error, size cap, content type. */
+export class FeedFetchError extends DomainError {
+  override readonly name = 'FeedFetchError';
+}
+
+/** A document refused by the sanity check (e.g. far fewer ports than the last good one). */
+export class FeedRefusedError extends DomainError {
+  override readonly name = 'FeedRefusedError';
 }

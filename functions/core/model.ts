@@ -133,3 +133,17 @@ export interface Port {
   /** CBP `bwtId` (field office prefix + port number), when known. */
   bwtId: string | null;
 }
+
+/** One hour x day-of-week bucket of a port lane, in the port's local time. */
+export interface HourlyAverage {
+  portId: string;
+  direction: Direction;
+  mode: Mode;
+  lane: Lane;
+  /** 0 = Sunday, port-local. */
+  dayOfWeek: number;
+  /** 0-23, port-local. */
+  hour: number;
+  averageDelayMinutes: number;
+  samples: number;
+}

@@ -1,0 +1,26 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * A DocumentClient. The endpoint comes from `AWS_ENDPOINT_URL_DYNAMODB` when set (the SDK reads it),
+ * or from `endpoint` for the local runtime, which may run several stores in one process.
+ */
+export function createDocumentClient(
+  options: { endpoint?: string; region?: string } = {},
+): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({
+    ...(options.endpoint
+      ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+    region: options.region ?? 'us-east-1',
+    maxAttempts: 3,
+  });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** Splits `items` into chunks of `size` (BatchWriteItem takes at most 25). */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,20 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Source } from '../../core/model.ts';
+import type { FeedHealth, HealthStore } from '../../core/stores.ts';
+
+/** Feed health: one item per source, pk = source. */
+export function createHealthStore(doc: DynamoDBDocumentClient, table: string): HealthStore {
+  return {
+    async get(source: Source) {
+      const result = await doc.send(
+        new GetCommand({ TableName: table, Key: { pk: source }, ConsistentRead: true }),
+      );
+      if (!result.Item) return undefined;
+      const { pk: _pk, ...health } = result.Item;
+      return { pendingPublish: [], rejectSample: [], ...health } as unknown as FeedHealth;
+    },
+    async put(health) {
+      await doc.send(new PutCommand({ TableName: table, Item: { pk: health.source, ...health } }));
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { type DynamoDBDocumentClient, type QueryCommandInput, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { LatestPortState, LatestReading, LatestStore } from '../../core/stores.ts';
+import { batchPut } from './batch.ts';
+
+/**
+ * Latest state: pk = port id; sk = `lane#direction#mode#lane` for a lane reading, `port#source`
+ * for the port state a source gave. The whole table is small (a few hundred items).
+ */
+export function createLatestStore(doc: DynamoDBDocumentClient, table: string): LatestStore {
+  return {
+    async all() {
+      const readings: LatestReading[] = [];
+      const ports: LatestPortState[] = [];
+      let start: QueryCommandInput['ExclusiveStartKey'];
+      do {
+        const page = await doc.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start }));
+        for (const item of page.Items ?? []) {
+          const { pk: _pk, sk, ...rest } = item;
+          if (String(sk).startsWith('lane#')) readings.push(rest as LatestReading);
+          else ports.push(rest as LatestPortState);
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return { readings, ports };
+    },
+    async putReadings(readings) {
+      await batchPut(
+        doc,
+        table,
+        readings.map((r) => ({ pk: r.portId, sk: `lane#${r.direction}#${r.mode}#${r.lane}`, ...r })),
+      );
+    },
+    async putPorts(ports) {
+      await batchPut(
+        doc,
+        table,
+        ports.map((p) => ({ pk: p.portId, sk: `port#${p.source}`, ...p })),
+      );
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import {
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Direction, Lane, Mode } from '../../core/model.ts';
+import { averagesFromContributions, type RollupStore } from '../../core/rollups.ts';
+
+const DATE_PREFIX = 'd';
+
+/**
+ * Rollups: pk = port id, sk = `direction#mode#lane#dayOfWeek#hour`; one attribute per port-local
+ * date (`d2026-03-08` = { s: sum, n: count }) set absolutely, so rewrites are idempotent. No TTL:
+ * the averages outlive the 14-day raw window.
+ */
+export function createRollupStore(doc: DynamoDBDocumentClient, table: string): RollupStore {
+  return {
+    async putContributions(contributions) {
+      for (const c of contributions) {
+        await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: {
+              pk: c.portId,
+              sk: `${c.direction}#${c.mode}#${c.lane}#${c.dayOfWeek}#${String(c.hour).padStart(2, '0')}`,
+            },
+            UpdateExpression:
+              'SET #date = :value, direction = :direction, #mode = :mode, lane = :lane, dayOfWeek = :dow, #hour = :hour',
+            ExpressionAttributeNames: {
+              '#date': `${DATE_PREFIX}${c.localDate}`,
+              '#mode': 'mode',
+              '#hour': 'hour',
+            },
+            ExpressionAttributeValues: {
+              ':value': { s: c.sum, n: c.count },
+              ':direction': c.direction,
+              ':mode': c.mode,
+              ':lane': c.lane,
+              ':dow': c.dayOfWeek,
+              ':hour': c.hour,
+            },
+          }),
+        );
+      }
+    },
+    async averages(portId) {
+      const buckets: Parameters<typeof averagesFromContributions>[1][number][] = [];
+      let start: QueryCommandInput['ExclusiveStartKey'];
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: table,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': portId },
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const dates = Object.entries(item)
+            .filter(([name]) => name.startsWith(DATE_PREFIX) && name.length === 11)
+            .map(([, value]) => ({ sum: Number(value.s), count: Number(value.n) }));
+          buckets.push({
+            direction: item.direction as Direction,
+            mode: item.mode as Mode,
+            lane: item.lane as Lane,
+            dayOfWeek: Number(item.dayOfWeek),
+            hour: Number(item.hour),
+            dates,
+          });
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return averagesFromContributions(portId, buckets);
+    },
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * One ingest cycle (DESIGN.md section 6), per source and independent of the other source:
+ * fetch -> parse -> sanity check -> write new observations -> rebuild the touched rollups ->
+ * update latest -> publish the changed documents -> record feed health.
+ *
+ * Crash safety without transactions: every write is idempotent, and "new" means "not yet in
+ * latest", which is written only after the observations and rollups. A crash at any step leaves
+ * the same readings new on the rerun, which redoes the same absolute writes. Ports whose
+ * averages still need publishing are recorded in feed health before latest moves on.
+ */
+import { getPort } from './catalogue.ts';
+import { DomainError, FeedRefusedError } from './errors.ts';
+import { detectFormat, parseFeed } from './feeds/index.ts';
+import type { ParsedFeed, Source } from './model.ts';
+import { bucketKey, contributionsOfDay, localBucketOf, localDayRange, type RollupStore } from './rollups.ts';
+import type {
+  Clock,
+  DocumentStore,
+  FeedHealth,
+  FeedSource,
+  HealthStore,
+  LatestPortState,
+  LatestReading,
+  LatestStore,
+  Observation,
+  ObservationStore,
+} from './stores.ts';
+import { ZONE_FOR_ABBREVIATION } from './time.ts';
+import {
+  type BuiltDocument,
+  buildAverageDocuments,
+  buildSnapshotDocuments,
+  DOCUMENT_KEYS,
+  JSON_CONTENT_TYPE,
+  publishedPorts,
+} from './views.ts';
+
+export interface IngestDeps {
+  sources: readonly FeedSource[];
+  observations: ObservationStore;
+  latest: LatestStore;
+  rollups: RollupStore;
+  health: HealthStore;
+  documents: DocumentStore;
+  clock: Clock;
+  log?: (line: string) => void;
+}
+
+export interface SourceOutcome {
+  source: Source;
+  outcome: 'stored' | 'unchanged' | 'failed' | 'refused';
+  ports: number;
+  readings: number;
+  rejects: number;
+  newObservations: number;
+  durationMs: number;
+  error: string | null;
+}
+
+/** A document with fewer than this share of the last good document's ports is refused. */
+export const MIN_PORT_SHARE = 0.5;
+/** Rollups are not recomputed for local dates whose observations may already have expired. */
+const ROLLUP_MAX_AGE_DAYS = 13;
+
+function emptyHealth(source: FeedSource): FeedHealth {
+  return {
+    source: source.source,
+    url: source.url,
+    format: null,
+    lastAttemptAt: null,
+    lastSuccessAt: null,
+    lastChangeAt: null,
+    lastError: null,
+    consecutiveFailures: 0,
+    lastPortCount: null,
+    lastReadingCount: null,
+    lastRejectCount: null,
+    lastNewObservations: null,
+    lastDurationMs: null,
+    lastGeneratedAt: null,
+    etag: null,
+    lastModified: null,
+    rejectSample: [],
+    pendingPublish: [],
+  };
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof DomainError) return error.message;
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+function zoneOf(portId: string, fallbackZone: string | null): string {
+  return getPort(portId)?.timeZone ?? fallbackZone ?? ZONE_FOR_ABBREVIATION.E ?? 'America/New_York';
+}
+
+const laneKey = (r: { portId: string; direction: string; mode: string; lane: string }) =>
+  `${r.portId}#${r.direction}#${r.mode}#${r.lane}`;
+
+/** Runs one cycle for every source (each independent), then publishes once. */
+export async function runIngestCycle(deps: IngestDeps): Promise<SourceOutcome[]> {
+  const outcomes: SourceOutcome[] = [];
+  const pendingAverages = new Set<string>();
+  for (const source of deps.sources) {
+    const outcome = await ingestSource(deps, source, pendingAverages);
+    outcomes.push(outcome);
+    deps.log?.(
+      `ingest source=${outcome.source} outcome=${outcome.outcome} ports=${outcome.ports} readings=${outcome.readings} ` +
+        `rejects=${outcome.rejects} new=${outcome.newObservations} ms=${outcome.durationMs}` +
+        (outcome.error ? ` error=${JSON.stringify(outcome.error)}` : ''),
+    );
+  }
+  await publish(deps, pendingAverages);
+  return outcomes;
+}
+
+async function ingestSource(
+  deps: IngestDeps,
+  source: FeedSource,
+  pendingAverages: Set<string>,
+): Promise<SourceOutcome> {
+  const started = deps.clock.now();
+  const previous = (await deps.health.get(source.source)) ?? emptyHealth(source);
+  const health: FeedHealth = { ...emptyHealth(source), ...previous, url: source.url };
+  health.lastAttemptAt = new Date(started).toISOString();
+  for (const portId of health.pendingPublish) pendingAverages.add(portId);
+  const outcome: SourceOutcome = {
+    source: source.source,
+    outcome: 'failed',
+    ports: 0,
+    readings: 0,
+    rejects: 0,
+    newObservations: 0,
+    durationMs: 0,
+    error: null,
+  };
+  try {
+    const fetched = await source.fetch({ etag: health.etag, lastModified: health.lastModified });
+    if (fetched.kind === 'unchanged') {
+      outcome.outcome = 'unchanged';
+      health.lastSuccessAt = health.lastAttemptAt;
+      health.lastError = null;
+      health.consecutiveFailures = 0;
+    } else {
+      const fetchedAt = deps.clock.now();
+      const format = detectFormat(fetched.body, fetched.contentType ?? undefined);
+      const parsed = parseFeed(fetched.body, format, { fetchedAt });
+      outcome.ports = parsed.ports.length;
+      outcome.readings = parsed.readings.length;
+      outcome.rejects = parsed.rejects.length;
+      refuseIfCollapsed(parsed, health);
+      const touched = await store(deps, parsed, fetchedAt, health);
+      outcome.newObservations = touched.newObservations;
+      for (const portId of touched.ports) pendingAverages.add(portId);
+      Object.assign(health, {
+        format: parsed.format,
+        lastSuccessAt: health.lastAttemptAt,
+        lastChangeAt: new Date(fetchedAt).toISOString(),
+        lastError: null,
+        consecutiveFailures: 0,
+        lastPortCount: parsed.ports.length,
+        lastReadingCount: parsed.readings.length,
+        lastRejectCount: parsed.rejects.length,
+        lastNewObservations: touched.newObservations,
+        lastGeneratedAt: parsed.generatedAt,
+        etag: fetched.etag,
+        lastModified: fetched.lastModified,
+        rejectSample: parsed.rejects
+          .slice(0, 10)
+          .map((r) => ({ portId: r.portId, code: r.code, reason: r.reason })),
+      } satisfies Partial<FeedHealth>);
+      outcome.outcome = 'stored';
+    }
+  } catch (error: unknown) {
+    outcome.outcome = error instanceof FeedRefusedError ? 'refused' : 'failed';
+    outcome.error = messageOf(error);
+    health.lastError = {
+      at: health.lastAttemptAt ?? new Date(started).toISOString(),
+      message: outcome.error,
+    };
+    health.consecutiveFailures += 1;
+  }
+  outcome.durationMs = Math.round(deps.clock.now() - started);
+  health.lastDurationMs = outcome.durationMs;
+  await deps.health.put(health);
+  return outcome;
+}
+
+function refuseIfCollapsed(parsed: ParsedFeed, health: FeedHealth): void {
+  const last = health.lastPortCount;
+  if (parsed.ports.length === 0) throw new FeedRefusedError('refused: the document lists no ports');
+  if (last !== null && last >= 10 && parsed.ports.length < last * MIN_PORT_SHARE) {
+    throw new FeedRefusedError(
+      `refused: ${parsed.ports.length} ports where the last good document had ${last}; kept the last good data`,
+    );
+  }
+}
+
+async function store(
+  deps: IngestDeps,
+  parsed: ParsedFeed,
+  fetchedAtMs: number,
+  health: FeedHealth,
+): Promise<{ newObservations: number; ports: Set<string> }> {
+  const fetchedAt = new Date(fetchedAtMs).toISOString();
+  const { readings: known, ports: knownPorts } = await deps.latest.all();
+  const knownByLane = new Map(known.map((r) => [laneKey(r), r]));
+  const zones = new Map<string, string | null>();
+  for (const port of parsed.ports) {
+    const prior = knownPorts.find((p) => p.portId === port.portId && p.source === port.source);
+    zones.set(port.portId, getPort(port.portId)?.timeZone ?? prior?.timeZone ?? null);
+  }
+
+  // 1. New observations: readings with their own time not yet in latest.
+  const fresh: Observation[] = [];
+  for (const reading of parsed.readings) {
+    if (reading.observedAt === null) continue;
+    const before = knownByLane.get(laneKey(reading));
+    if (before?.observedAt === reading.observedAt) continue;
+    fresh.push({ ...reading, observedAt: reading.observedAt, fetchedAt });
+  }
+  await deps.observations.putMany(fresh);
+
+  // 2. Rollups of the touched port-local date-hours, recomputed from all their observations.
+  const touched = new Map<
+    string,
+    { portId: string; localDate: string; zone: string; buckets: Set<string> }
+  >();
+  const oldest = fetchedAtMs - ROLLUP_MAX_AGE_DAYS * 86_400_000;
+  for (const observation of fresh) {
+    const at = Date.parse(observation.observedAt);
+    if (at < oldest || observation.delayMinutes === null) continue;
+    const zone = zoneOf(observation.portId, zones.get(observation.portId) ?? null);
+    const bucket = localBucketOf(at, zone);
+    const key = `${observation.portId}#${bucket.localDate}`;
+    const entry = touched.get(key) ?? {
+      portId: observation.portId,
+      localDate: bucket.localDate,
+      zone,
+      buckets: new Set(),
+    };
+    entry.buckets.add(bucketKey(observation, bucket.hour));
+    touched.set(key, entry);
+  }
+  for (const day of touched.values()) {
+    const range = localDayRange(day.localDate, day.zone);
+    const dayObservations = await deps.observations.query(day.portId, range.startMs, range.endMs - 1);
+    await deps.rollups.putContributions(
+      contributionsOfDay(day.portId, day.localDate, day.zone, dayObservations, day.buckets),
+    );
+  }
+  const touchedPorts = new Set([...touched.values()].map((day) => day.portId));
+
+  // 3. Remember what must be published before latest moves on (a crash after this point
+  //    would otherwise leave the averages documents behind).
+  health.pendingPublish = [...new Set([...health.pendingPublish, ...touchedPorts])];
+  await deps.health.put(health);
+
+  // 4. Latest readings and port states.
+  const latest: LatestReading[] = parsed.readings.map((reading) => ({ ...reading, fetchedAt }));
+  await deps.latest.putReadings(latest);
+  const states: LatestPortState[] = parsed.ports.map((port) => ({
+    ...port,
+    timeZone: zones.get(port.portId) ?? null,
+    fetchedAt,
+  }));
+  await deps.latest.putPorts(states);
+  return { newObservations: fresh.length, ports: touchedPorts };
+}
+
+/** Publishes the snapshot documents and the averages of the given ports, then clears pending work. */
+export async function publish(deps: IngestDeps, averagesFor: ReadonlySet<string>): Promise<void> {
+  const nowMs = deps.clock.now();
+  const { readings, ports: states } = await deps.latest.all();
+  const health = (await Promise.all(deps.sources.map((s) => deps.health.get(s.source)))).filter(
+    (h): h is FeedHealth => h !== undefined,
+  );
+  const documents: BuiltDocument[] = buildSnapshotDocuments({ readings, states, health, nowMs });
+  const ports = publishedPorts(states);
+  for (const port of ports) {
+    // Every port gets an averages document (`[]` until aggregates exist); recomputed when touched.
+    if (!averagesFor.has(port.id) && (await deps.documents.exists(DOCUMENT_KEYS.averages(port.id)))) continue;
+    documents.push(...buildAverageDocuments(port, await deps.rollups.averages(port.id)));
+  }
+  for (const doc of documents) {
+    await deps.documents.put(doc.key, doc.body, {
+      contentType: JSON_CONTENT_TYPE,
+      cacheControl: doc.cacheControl,
+      contentHash: doc.contentHash,
+    });
+  }
+  for (const h of health) {
+    if (h.pendingPublish.length === 0) continue;
+    await deps.health.put({ ...h, pendingPublish: [] });
+  }
+}

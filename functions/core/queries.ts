@@ -1,0 +1,79 @@
+/**
+ * Query schemas of `/api/v1`, shared with the MCP tools' input schemas (one query, two faces).
+ * Unknown parameters are ignored; bad values of known ones are `InvalidQueryError` (400).
+ */
+import { z } from 'zod';
+import { RETENTION_HOURS } from '../../infra/manifest.ts';
+import { InvalidQueryError } from './errors.ts';
+import { BORDERS, DIRECTIONS, LANES, MODES } from './model.ts';
+
+export { RETENTION_HOURS };
+
+/** The most observations one response carries; older ones are left off (`truncated: true`). */
+export const MAX_OBSERVATIONS = 10_000;
+
+export const PortIdSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/,
+    'a port id (250401) or slug (san-ysidro): letters, digits, hyphens',
+  )
+  .describe('Port id (CBP port number, e.g. 250401) or slug (e.g. san-ysidro)');
+
+export const PortsQuerySchema = z.object({
+  border: z.enum(BORDERS).optional().describe('Limit to the Mexican (mx) or Canadian (ca) border'),
+});
+
+export const CurrentQuerySchema = z.object({
+  include: z.enum(['ports']).optional().describe('"ports" joins port metadata: the body becomes { ports[] }'),
+});
+
+export const AveragesQuerySchema = z.object({
+  port_id: PortIdSchema,
+});
+
+const HoursSchema = z
+  .string()
+  .regex(/^\d{1,9}$/, 'an integer number of hours >= 1')
+  .transform(Number)
+  .refine((n) => n >= 1, 'an integer number of hours >= 1');
+
+export const ObservationsQuerySchema = z.object({
+  port_id: PortIdSchema,
+  hours: HoursSchema.optional().describe(
+    `Look-back window in hours, default 24, clamped to ${RETENTION_HOURS}`,
+  ),
+  direction: z.enum(DIRECTIONS).optional(),
+  mode: z.enum(MODES).optional(),
+  lane: z.enum(LANES).optional(),
+});
+
+export type PortsQuery = z.infer<typeof PortsQuerySchema>;
+export type CurrentQuery = z.infer<typeof CurrentQuerySchema>;
+export type AveragesQuery = z.infer<typeof AveragesQuerySchema>;
+export type ObservationsQuery = z.infer<typeof ObservationsQuerySchema>;
+
+/**
+ * Parses raw query parameters (first value of each) with `schema`; every bad parameter becomes one
+ * `InvalidQueryError` naming the first offender (all of them in `errors`).
+ */
+export function parseQuery<T extends z.ZodType>(
+  schema: T,
+  params: Record<string, string | undefined>,
+): z.infer<T> {
+  const result = schema.safeParse(params);
+  if (result.success) return result.data;
+  const errors = result.error.issues.map((issue) => ({
+    name: String(issue.path[0] ?? ''),
+    reason:
+      issue.code === 'invalid_type' && params[String(issue.path[0])] === undefined
+        ? 'is required'
+        : issue.code === 'invalid_value' && 'values' in issue
+          ? `must be one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+          : issue.message,
+  }));
+  const first = errors[0] ?? { name: '', reason: 'invalid' };
+  const error = new InvalidQueryError(errors.map((e) => `${e.name} ${e.reason}`).join('; '), first.name);
+  error.errors = errors;
+  throw error;
+}

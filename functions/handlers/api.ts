@@ -1,0 +1,37 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { createStores } from '../adapters/stores.ts';
+import { ApiConfigSchema, parseConfig } from '../config.ts';
+import { createReadApi } from '../core/read-api.ts';
+import { type Clock, systemClock } from '../core/stores.ts';
+import { createApiRouter } from '../http/api-router.ts';
+import { problemFromError } from '../http/problem.ts';
+import { problemResponse } from '../http/respond.ts';
+
+/** The api function for a given environment (the local runtime passes its own). */
+export function createApiHandler(env: Record<string, string | undefined>, clock: Clock = systemClock) {
+  const config = parseConfig(ApiConfigSchema, env);
+  const stores = createStores(config, clock);
+  const readApi = createReadApi({ documents: stores.documents, observations: stores.observations, clock });
+  const route = createApiRouter({ readApi, log: (line) => console.error(line) });
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use({
+      onError: async (request) => {
+        // Last line of defence: whatever escaped the router is a bare problem+json 500.
+        console.error('api unhandled', request.error);
+        request.response = problemResponse(
+          request.event,
+          problemFromError(request.error, request.event.path),
+        );
+      },
+    })
+    .handler(route);
+}
+
+let cached: ReturnType<typeof createApiHandler> | undefined;
+
+/** The Lambda entry point, configured from `process.env` on the first call. */
+export const handler = (event: APIGatewayProxyEvent, context: Context) => {
+  cached ??= createApiHandler(process.env);
+  return cached(event, context);
+};

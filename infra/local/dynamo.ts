@@ -1,0 +1,134 @@
+/**
+ * dynalite persisted under DATA_DIR. dynalite locks its LevelDB folder, and a second process that
+ * opens it crashes on its first request; so the server publishes its endpoint in
+ * `DATA_DIR/endpoints.json`, and other processes (the operator CLI) attach to it when it answers,
+ * or own the folder themselves when no server runs.
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import {
+  type AttributeDefinition,
+  CreateTableCommand,
+  DynamoDBClient,
+  type KeySchemaElement,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { Level } from 'level';
+import { TABLES, type TableSpec } from '../manifest.ts';
+
+export interface LocalDynamo {
+  endpoint: string;
+  mode: 'owner' | 'attached';
+  close(): Promise<void>;
+}
+
+const endpointFile = (dataDir: string) => join(dataDir, 'endpoints.json');
+
+export async function startDynamoOwner(dataDir: string): Promise<LocalDynamo> {
+  const dbDir = join(dataDir, 'dynamodb');
+  await mkdir(dbDir, { recursive: true });
+  await assertNotLocked(dbDir);
+  const server = dynalite({ path: dbDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    endpoint,
+    mode: 'owner',
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
+}
+
+export async function publishEndpoints(dataDir: string, endpoints: Record<string, string>): Promise<void> {
+  await writeFile(endpointFile(dataDir), JSON.stringify({ pid: process.pid, ...endpoints }, null, 2));
+}
+
+export async function unpublishEndpoints(dataDir: string): Promise<void> {
+  await rm(endpointFile(dataDir), { force: true });
+}
+
+/** The running server's endpoints when it answers, else null. */
+export async function runningEndpoints(dataDir: string): Promise<Record<string, string> | null> {
+  const published = (await readFile(endpointFile(dataDir), 'utf8').then(JSON.parse, () => null)) as Record<
+    string,
+    string
+  > | null;
+  if (published?.dynamodb && (await isUp(published.dynamodb))) return published;
+  return null;
+}
+
+/** Attaches to the server's dynalite when it runs, else owns the folder. */
+export async function attachOrOpenDynamo(dataDir: string): Promise<LocalDynamo> {
+  const running = await runningEndpoints(dataDir);
+  if (running?.dynamodb) return { endpoint: running.dynamodb, mode: 'attached', close: async () => {} };
+  const owned = await startDynamoOwner(dataDir);
+  await createTables(owned.endpoint);
+  return owned;
+}
+
+async function isUp(endpoint: string): Promise<boolean> {
+  try {
+    await fetch(endpoint, { method: 'POST', signal: AbortSignal.timeout(1000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function assertNotLocked(dbDir: string): Promise<void> {
+  const probe = new Level(dbDir);
+  try {
+    await probe.open();
+  } catch (error: unknown) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED') {
+      throw new Error(
+        `${dbDir} is in use by another process that did not publish its endpoint; stop it, or use another DATA_DIR`,
+      );
+    }
+    throw error;
+  }
+  await probe.close();
+}
+
+/** Creates every table of the manifest (existing ones are left alone). */
+export async function createTables(endpoint: string): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    for (const table of Object.values(TABLES)) {
+      const spec: TableSpec = table;
+      const keys: KeySchemaElement[] = [{ AttributeName: spec.partitionKey, KeyType: 'HASH' }];
+      const attributes: AttributeDefinition[] = [{ AttributeName: spec.partitionKey, AttributeType: 'S' }];
+      if (spec.sortKey) {
+        keys.push({ AttributeName: spec.sortKey, KeyType: 'RANGE' });
+        attributes.push({ AttributeName: spec.sortKey, AttributeType: 'S' });
+      }
+      try {
+        await client.send(
+          new CreateTableCommand({
+            TableName: table.name,
+            KeySchema: keys,
+            AttributeDefinitions: attributes,
+            BillingMode: 'PAY_PER_REQUEST',
+          }),
+        );
+      } catch (error: unknown) {
+        if (!(error instanceof ResourceInUseException)) throw error;
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}

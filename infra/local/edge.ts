@@ -1,0 +1,116 @@
+/**
+ * The local edge (CloudFront): runs the viewer-request function from infra/edge/, then serves the
+ * rewritten key from the S3 stand-in (forwarding conditional headers) or hands the request to the
+ * gateway, as the distribution's behaviours do. A missing data object is a problem+json 404, as
+ * the distribution's custom error response makes it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PROBLEM_BASE } from '../../functions/http/problem.ts';
+import { loadViewerRequest, toCfRequest } from '../edge/load.ts';
+import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS } from '../manifest.ts';
+
+const FORWARDED_REQUEST_HEADERS = ['if-none-match', 'if-modified-since', 'range'];
+const KEPT_RESPONSE_HEADERS = [
+  'content-type',
+  'cache-control',
+  'etag',
+  'last-modified',
+  'content-length',
+  'content-range',
+];
+
+export interface EdgeDeps {
+  s3Endpoint: string;
+  /** Handles requests the function sends to the API origin. */
+  api: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+  /** Serves a site path when the site bucket has no such object (local builds, for example). */
+  log: (line: string) => void;
+}
+
+export function createEdge(deps: EdgeDeps) {
+  const viewerRequest = loadViewerRequest();
+
+  async function fromS3(req: IncomingMessage, res: ServerResponse, uri: string): Promise<void> {
+    const data = DATA_PATH_PREFIXES.some((prefix) => uri.startsWith(prefix));
+    const bucket = data ? BUCKETS.data.name : BUCKETS.site.name;
+    const key = !data && (uri === '/' || uri.endsWith('/')) ? `${uri}index.html` : uri;
+    const headers: Record<string, string> = {};
+    for (const name of FORWARDED_REQUEST_HEADERS) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const upstream = await fetch(`${deps.s3Endpoint}/${bucket}${encodeURI(key)}`, {
+      method: req.method === 'HEAD' ? 'HEAD' : 'GET',
+      headers,
+    });
+    const out: Record<string, string> = { ...EDGE_RESPONSE_HEADERS };
+    if (upstream.status === 404 || upstream.status === 403) {
+      await upstream.body?.cancel();
+      const body = JSON.stringify({
+        type: `${PROBLEM_BASE}not-found`,
+        title: 'Not found',
+        status: 404,
+        detail: data ? 'No such port or document; GET /api/v1/ports lists the ports' : `No such page: ${uri}`,
+        instance: uri,
+      });
+      res.writeHead(404, {
+        ...out,
+        'content-type': 'application/problem+json',
+        'cache-control': 'public, max-age=60',
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
+    for (const name of KEPT_RESPONSE_HEADERS) {
+      const value = upstream.headers.get(name);
+      if (value !== null) out[name] = value;
+    }
+    if (!upstream.ok && upstream.status !== 304) {
+      deps.log(`edge: S3 answered ${upstream.status} for ${bucket}${key}`);
+    }
+    res.writeHead(upstream.status, out);
+    if (req.method === 'HEAD' || upstream.status === 304 || !upstream.body) {
+      await upstream.body?.cancel();
+      res.end();
+      return;
+    }
+    res.end(Buffer.from(await upstream.arrayBuffer()));
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://edge.local');
+    const outcome = viewerRequest(
+      toCfRequest(req.method ?? 'GET', url, req.headers),
+      req.socket.remoteAddress,
+    );
+    if (outcome.kind === 'response') {
+      const headers: Record<string, string> = { ...EDGE_RESPONSE_HEADERS };
+      for (const [name, value] of Object.entries(outcome.response.headers ?? {})) headers[name] = value.value;
+      res.writeHead(outcome.response.statusCode, headers);
+      res.end(req.method === 'HEAD' ? undefined : (outcome.response.body ?? ''));
+      return;
+    }
+    if (outcome.originId === 'api') {
+      await deps.api(req, res, url);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, {
+        ...EDGE_RESPONSE_HEADERS,
+        allow: 'GET, HEAD',
+        'content-type': 'application/problem+json',
+      });
+      res.end(
+        JSON.stringify({
+          type: `${PROBLEM_BASE}method-not-allowed`,
+          title: 'Method not allowed',
+          status: 405,
+          detail: 'GET and HEAD only',
+          instance: url.pathname,
+        }),
+      );
+      return;
+    }
+    await fromS3(req, res, outcome.request.uri);
+  };
+}

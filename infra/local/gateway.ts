@@ -1,0 +1,182 @@
+/**
+ * The local API Gateway (REST v1 proxy integration): builds the event API Gateway would send,
+ * calls the handler, and validates its result as API Gateway does (a malformed result is a 502
+ * `{"message": "Internal server error"}`). It also reproduces REST's header remapping: a Lambda's
+ * `WWW-Authenticate` reaches the client as `x-amzn-Remapped-WWW-Authenticate`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { lambdaContext } from './lambda-context.ts';
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** Headers API Gateway REST renames on the way out of a proxy integration. */
+const REMAPPED = new Set([
+  'www-authenticate',
+  'authorization',
+  'server',
+  'date',
+  'content-length',
+  'connection',
+]);
+
+export interface GatewayRequest {
+  method: string;
+  url: URL;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  sourceIp: string;
+}
+
+export async function readBody(req: IncomingMessage, limit = 6 * 1024 * 1024): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of req) {
+    total += (chunk as Buffer).length;
+    if (total > limit) throw new Error('request body too large');
+    parts.push(chunk as Buffer);
+  }
+  return Buffer.concat(parts);
+}
+
+export function toRestEvent(
+  request: GatewayRequest,
+  resource: string,
+  apiKey: string | null,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    const values = Array.isArray(value) ? value : [value];
+    multiValueHeaders[name] = values;
+    headers[name] = values[values.length - 1] as string;
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of request.url.searchParams) {
+    const values = multiQuery[name] ?? [];
+    values.push(value);
+    multiQuery[name] = values;
+    query[name] = value; // REST v1 keeps the last value here
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  const text = request.body.length > 0 ? request.body.toString('utf8') : null;
+  const path = request.url.pathname;
+  return {
+    resource,
+    path,
+    httpMethod: request.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: resource.includes('{proxy+}')
+      ? { proxy: path.slice(resource.indexOf('{proxy+}')) }
+      : null,
+    stageVariables: null,
+    body: text,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: apiKey ? { usageIdentifierKey: apiKey } : null,
+      protocol: 'HTTP/1.1',
+      httpMethod: request.method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: request.sourceIp,
+        user: null,
+        userAgent: headers['user-agent'] ?? null,
+        userArn: null,
+      },
+      path: `/prod${path}`,
+      stage: 'prod',
+      requestId: randomUUID(),
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: resource,
+    },
+  };
+}
+
+/** Checks a proxy result the way API Gateway does; null when it is malformed. */
+export function validateResult(result: unknown): APIGatewayProxyResult | null {
+  if (!result || typeof result !== 'object') return null;
+  const r = result as Record<string, unknown>;
+  if (
+    typeof r.statusCode !== 'number' ||
+    !Number.isInteger(r.statusCode) ||
+    r.statusCode < 100 ||
+    r.statusCode > 599
+  ) {
+    return null;
+  }
+  if (r.body !== undefined && typeof r.body !== 'string') return null;
+  for (const field of ['headers', 'multiValueHeaders'] as const) {
+    const value = r[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'object') return null;
+    for (const v of Object.values(value)) {
+      const ok = field === 'headers' ? ['string', 'number', 'boolean'].includes(typeof v) : Array.isArray(v);
+      if (!ok) return null;
+    }
+  }
+  return result as APIGatewayProxyResult;
+}
+
+/** Writes a proxy result to a node response, applying REST's header remapping. */
+export function writeResult(res: ServerResponse, result: APIGatewayProxyResult, method: string): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    const lower = name.toLowerCase();
+    headers[REMAPPED.has(lower) ? `x-amzn-remapped-${lower}` : lower] = String(value);
+  }
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+    const lower = name.toLowerCase();
+    headers[REMAPPED.has(lower) ? `x-amzn-remapped-${lower}` : lower] = values.map(String);
+  }
+  const body = result.isBase64Encoded
+    ? Buffer.from(result.body ?? '', 'base64')
+    : Buffer.from(result.body ?? '', 'utf8');
+  headers['x-amzn-requestid'] = randomUUID();
+  res.writeHead(result.statusCode, headers);
+  res.end(method === 'HEAD' || result.statusCode === 304 ? undefined : body);
+}
+
+/** Invokes `handler` with a REST v1 event and a real-shaped context; a bad result is a 502. */
+export async function invokeProxy(
+  handler: ProxyHandler,
+  event: APIGatewayProxyEvent,
+  functionName: string,
+  timeoutSeconds: number,
+  log: (line: string) => void,
+): Promise<APIGatewayProxyResult> {
+  const internalError = {
+    statusCode: 502,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: 'Internal server error' }),
+  };
+  try {
+    const result = validateResult(await handler(event, lambdaContext(functionName, timeoutSeconds)));
+    if (!result) {
+      log(`gateway: ${functionName} returned a malformed proxy result (502)`);
+      return internalError;
+    }
+    return result;
+  } catch (error: unknown) {
+    log(`gateway: ${functionName} failed: ${error instanceof Error ? error.stack : String(error)}`);
+    return internalError;
+  }
+}

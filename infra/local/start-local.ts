@@ -1,0 +1,201 @@
+/**
+ * The whole service on one machine: dynalite and s3rver under DATA_DIR, the scheduler, the edge
+ * (the CloudFront function) and the gateway (REST v1 events), calling the same handler factories
+ * that the Lambda entry points use. `startLocal({ port: 0 })` serves `npm start` and the tests.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
+import type { SourceOutcome } from '../../functions/core/ingest.ts';
+import { type Clock, systemClock } from '../../functions/core/stores.ts';
+import { createApiHandler } from '../../functions/handlers/api.ts';
+import { createIngestHandler } from '../../functions/handlers/ingest.ts';
+import { FUNCTIONS, ROUTES, SCHEDULES } from '../manifest.ts';
+import { createTables, publishEndpoints, startDynamoOwner, unpublishEndpoints } from './dynamo.ts';
+import { createEdge } from './edge.ts';
+import {
+  type GatewayRequest,
+  invokeProxy,
+  type ProxyHandler,
+  readBody,
+  toRestEvent,
+  writeResult,
+} from './gateway.ts';
+import { lambdaContext } from './lambda-context.ts';
+import { startS3 } from './s3.ts';
+import { sweepExpired } from './sweeper.ts';
+
+export interface LocalOptions {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  cbpFeedUrl?: string;
+  cbsaFeedUrl?: string;
+  /** Seconds between scheduled ingests; 0 turns the schedule off (tests call `ingestNow`). */
+  ingestIntervalSeconds?: number;
+  /** Extra environment for the functions (limits, timeouts, IdP settings). */
+  env?: Record<string, string>;
+  clock?: Clock;
+  log?: (line: string) => void;
+}
+
+export interface LocalService {
+  url: string;
+  dataDir: string;
+  endpoints: { dynamodb: string; s3: string };
+  /** Runs one ingest cycle now (the scheduled function, invoked as EventBridge would). */
+  ingestNow(): Promise<SourceOutcome[]>;
+  /** Deletes expired items, as DynamoDB's TTL eventually would. */
+  sweep(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startLocal(options: LocalOptions = {}): Promise<LocalService> {
+  const dataDir = resolve(options.dataDir ?? '.data');
+  const log = options.log ?? ((line: string) => console.log(line));
+  const clock = options.clock ?? systemClock;
+  const dynamo = await startDynamoOwner(dataDir);
+  const s3 = await startS3(dataDir).catch(async (error: unknown) => {
+    await dynamo.close();
+    throw error;
+  });
+  await createTables(dynamo.endpoint);
+
+  const env: Record<string, string | undefined> = {
+    AWS_REGION: 'us-east-1',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    ...(options.cbpFeedUrl ? { CBP_FEED_URL: options.cbpFeedUrl } : {}),
+    ...(options.cbsaFeedUrl ? { CBSA_FEED_URL: options.cbsaFeedUrl } : {}),
+    ...options.env,
+  };
+  const apiHandler = createApiHandler(env, clock) as unknown as ProxyHandler;
+  const ingestHandler = createIngestHandler(env, { clock, log });
+  const sweepClient = createDocumentClient({ endpoint: dynamo.endpoint });
+
+  let ingestRunning: Promise<SourceOutcome[]> | null = null;
+  const ingestNow = (): Promise<SourceOutcome[]> => {
+    // One cycle at a time, as a reserved concurrency of 1 would make it in AWS.
+    ingestRunning ??= (async () => {
+      try {
+        return await ingestHandler(
+          {
+            source: 'aws.events',
+            'detail-type': 'Scheduled Event',
+            time: new Date(clock.now()).toISOString(),
+          } as never,
+          lambdaContext(FUNCTIONS.ingest.name, FUNCTIONS.ingest.timeoutSeconds),
+        );
+      } finally {
+        ingestRunning = null;
+      }
+    })();
+    return ingestRunning;
+  };
+
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const route =
+      ROUTES.find((r) => r.path === url.pathname) ??
+      ROUTES.find(
+        (r) => r.path.endsWith('{proxy+}') && url.pathname.startsWith(r.path.replace('{proxy+}', '')),
+      );
+    const body = await readBody(req);
+    const request: GatewayRequest = {
+      method: req.method ?? 'GET',
+      url,
+      headers: req.headers,
+      body,
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    };
+    if (!route) {
+      writeResult(
+        res,
+        {
+          statusCode: 403,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ message: 'Missing Authentication Token' }),
+        },
+        request.method,
+      );
+      return;
+    }
+    const apiKey = typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : null;
+    const event = toRestEvent(request, route.path, apiKey);
+    const result = await invokeProxy(
+      apiHandler,
+      event,
+      FUNCTIONS.api.name,
+      FUNCTIONS.api.timeoutSeconds,
+      log,
+    );
+    writeResult(res, result, request.method);
+  }
+
+  const edge = createEdge({ s3Endpoint: s3.endpoint, api, log });
+  const server = createServer((req, res) => {
+    edge(req, res).catch((error: unknown) => {
+      log(`edge error: ${error instanceof Error ? error.stack : String(error)}`);
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/problem+json' });
+      res.end(
+        JSON.stringify({
+          type: 'about:blank',
+          title: 'Bad gateway',
+          status: 502,
+          detail: 'The edge failed to answer',
+          instance: req.url ?? '/',
+        }),
+      );
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => ready());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${options.host ?? '127.0.0.1'}:${address.port}`;
+  await publishEndpoints(dataDir, { dynamodb: dynamo.endpoint, s3: s3.endpoint, url });
+
+  const timers: NodeJS.Timeout[] = [];
+  const interval = options.ingestIntervalSeconds ?? SCHEDULES.ingest.rateSeconds;
+  if (interval > 0) {
+    const tick = () => {
+      ingestNow().catch((error: unknown) =>
+        log(`ingest failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    };
+    tick();
+    timers.push(setInterval(tick, interval * 1000));
+    timers.push(
+      setInterval(() => {
+        sweepExpired(sweepClient, clock.now()).catch((error: unknown) =>
+          log(`sweep failed: ${String(error)}`),
+        );
+      }, 3_600_000),
+    );
+  }
+
+  let stopped = false;
+  return {
+    url,
+    dataDir,
+    endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint },
+    ingestNow,
+    sweep: () => sweepExpired(sweepClient, clock.now()),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const timer of timers) clearInterval(timer);
+      await ingestRunning?.catch(() => undefined);
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      });
+      sweepClient.destroy();
+      await unpublishEndpoints(dataDir);
+      await s3.close();
+      await dynamo.close();
+    },
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * The one description of the service's resources, read by the CDK stack (infra/app.ts) and by
+ * the local runtime (infra/local/), so the two cannot drift. Plain data: no CDK, no SDK.
+ */
+
+export interface TableSpec {
+  /** Logical name; locally also the physical name. */
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey?: string;
+  /** Epoch-seconds attribute DynamoDB expires items by (queries filter on it too). */
+  readonly ttlAttribute?: string;
+  /** Environment variable that carries the physical table name to functions. */
+  readonly envVar: string;
+  readonly description: string;
+}
+
+export interface BucketSpec {
+  readonly name: string;
+  readonly envVar: string;
+  readonly description: string;
+}
+
+export interface FunctionSpec {
+  readonly name: string;
+  /** Module exporting `handler`, relative to the project root. */
+  readonly entry: string;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  readonly tables: { readonly [table: string]: 'read' | 'write' | 'readWrite' };
+  readonly buckets: { readonly [bucket: string]: 'read' | 'write' | 'readWrite' };
+  readonly description: string;
+}
+
+export interface RouteSpec {
+  /** Path pattern as API Gateway REST writes it (`{proxy+}` for a greedy tail). */
+  readonly path: string;
+  readonly methods: readonly string[];
+  readonly function: string;
+  /** Served from the data bucket by the edge when the request has no `x-api-key`. */
+  readonly static?: boolean;
+}
+
+export interface ScheduleSpec {
+  readonly name: string;
+  readonly function: string;
+  readonly rateSeconds: number;
+  readonly description: string;
+}
+
+export const TABLES = {
+  observations: {
+    name: 'observations',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'ttl',
+    envVar: 'TABLE_OBSERVATIONS',
+    description: 'Raw observations, 14 days: pk = port id, sk = observedAt#direction#mode#lane',
+  },
+  latest: {
+    name: 'latest',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    envVar: 'TABLE_LATEST',
+    description: 'Latest reading per port lane and latest port state per source',
+  },
+  rollups: {
+    name: 'rollups',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    envVar: 'TABLE_ROLLUPS',
+    description: 'Per port lane and port-local date/hour sums, rebuilt from observations; kept past 14 days',
+  },
+  health: {
+    name: 'feed-health',
+    partitionKey: 'pk',
+    envVar: 'TABLE_HEALTH',
+    description: 'Feed health per source: last attempt, success, change, error, validators',
+  },
+  keys: {
+    name: 'api-keys',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    envVar: 'TABLE_KEYS',
+    description: 'API keys (hashes only), accounts and key requests',
+  },
+  limits: {
+    name: 'rate-limits',
+    partitionKey: 'pk',
+    ttlAttribute: 'ttl',
+    envVar: 'TABLE_LIMITS',
+    description: 'Fixed-window request counters per key and per client IP',
+  },
+} as const satisfies Record<string, TableSpec>;
+
+export const BUCKETS = {
+  data: {
+    name: 'border-waits-data',
+    envVar: 'BUCKET_DATA',
+    description: 'Published JSON views (v1/...), RSS and exports',
+  },
+  site: {
+    name: 'border-waits-site',
+    envVar: 'BUCKET_SITE',
+    description: 'The static status site',
+  },
+} as const satisfies Record<string, BucketSpec>;
+
+export const FUNCTIONS = {
+  ingest: {
+    name: 'ingest',
+    entry: 'functions/handlers/ingest.ts',
+    memoryMb: 512,
+    timeoutSeconds: 50,
+    tables: { observations: 'readWrite', latest: 'readWrite', rollups: 'readWrite', health: 'readWrite' },
+    buckets: { data: 'readWrite' },
+    description: 'One ingest cycle per source: fetch, parse, store, roll up, publish, record health',
+  },
+  api: {
+    name: 'api',
+    entry: 'functions/handlers/api.ts',
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    tables: {
+      observations: 'read',
+      latest: 'read',
+      rollups: 'read',
+      health: 'read',
+      keys: 'readWrite',
+      limits: 'readWrite',
+    },
+    buckets: { data: 'read' },
+    description: 'The /api/v1 views for keyed and dynamic requests',
+  },
+} as const satisfies Record<string, FunctionSpec>;
+
+export const ROUTES: readonly RouteSpec[] = [
+  { path: '/api/v1/ports', methods: ['GET', 'HEAD'], function: 'api', static: true },
+  { path: '/api/v1/port-current', methods: ['GET', 'HEAD'], function: 'api', static: true },
+  { path: '/api/v1/port-hourly-averages', methods: ['GET', 'HEAD'], function: 'api', static: true },
+  { path: '/api/v1/wait-observations', methods: ['GET', 'HEAD'], function: 'api' },
+  { path: '/api/v1/openapi.json', methods: ['GET', 'HEAD'], function: 'api' },
+  { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },
+];
+
+export const SCHEDULES = {
+  ingest: {
+    name: 'ingest',
+    function: 'ingest',
+    rateSeconds: 60,
+    description: 'Both feeds every minute; conditional GET makes an unchanged feed cheap',
+  },
+} as const satisfies Record<string, ScheduleSpec>;
+
+/** Raw observations are kept this long (DESIGN.md section 6). */
+export const RETENTION_HOURS = 336;
+
+/** Paths the CDN serves from the data bucket (the rest of the keyless site comes from the site bucket). */
+export const DATA_PATH_PREFIXES = ['/v1/', '/rss.xml', '/rss/'] as const;
+
+/** Headers the CDN adds to every response it serves from S3 (a CloudFront response headers policy). */
+export const EDGE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag, Last-Modified, Retry-After, RateLimit, RateLimit-Policy, Link',
+  link: '<https://border-waits.dev/>; rel="author"',
+  'x-content-type-options': 'nosniff',
+  'strict-transport-security': 'max-age=63072000; includeSubDomains',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+};
