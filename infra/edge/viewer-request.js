@@ -48,6 +48,18 @@ function toStatic(request, key) {
   return request;
 }
 
+// The S3 REST origin has no index documents: `/status/` and `/status` both mean `status/index.html`.
+function sitePage(request) {
+  var uri = request.uri;
+  if (uri.indexOf('/v1/') === 0 || uri.indexOf('/rss') === 0) return request;
+  if (uri.charAt(uri.length - 1) === '/') {
+    request.uri = uri + 'index.html';
+  } else if (uri.slice(uri.lastIndexOf('/') + 1).indexOf('.') === -1) {
+    request.uri = uri + '/index.html';
+  }
+  return request;
+}
+
 function handler(event) {
   var request = event.request;
   var uri = request.uri;
@@ -61,7 +73,7 @@ function handler(event) {
     cf.selectRequestOriginById(API_ORIGIN);
     return request;
   }
-  if (uri.indexOf('/api/') !== 0) return request;
+  if (uri.indexOf('/api/') !== 0) return sitePage(request);
 
   // A key means the keyed API: metered, same bodies, never the CDN copy.
   if (request.headers['x-api-key']) {

@@ -33,7 +33,7 @@ export function createEdge(deps: EdgeDeps) {
   async function fromS3(req: IncomingMessage, res: ServerResponse, uri: string): Promise<void> {
     const data = DATA_PATH_PREFIXES.some((prefix) => uri.startsWith(prefix));
     const bucket = data ? BUCKETS.data.name : BUCKETS.site.name;
-    const key = !data && (uri === '/' || uri.endsWith('/')) ? `${uri}index.html` : uri;
+    const key = uri;
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = req.headers[name];

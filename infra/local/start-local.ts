@@ -24,6 +24,7 @@ import {
 } from './gateway.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { startS3 } from './s3.ts';
+import { uploadSite } from './site-upload.ts';
 import { sweepExpired } from './sweeper.ts';
 
 export interface LocalOptions {
@@ -61,6 +62,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     throw error;
   });
   await createTables(dynamo.endpoint);
+  await uploadSite(s3.endpoint);
 
   const env: Record<string, string | undefined> = {
     AWS_REGION: 'us-east-1',

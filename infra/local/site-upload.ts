@@ -1,0 +1,58 @@
+/**
+ * Copies the built status site (site/dist) into the site bucket of the S3 stand-in, as a deploy
+ * would (CDK's BucketDeployment in AWS). Without a build the edge answers site paths with 404.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { extname, join, relative } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { createS3Client } from '../../functions/adapters/s3/documents.ts';
+import { BUCKETS } from '../manifest.ts';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.xml': 'application/xml',
+  '.txt': 'text/plain; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+};
+
+async function* files(dir: string): AsyncGenerator<string> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* files(path);
+    else yield path;
+  }
+}
+
+export const SITE_DIST = new URL('../../site/dist/', import.meta.url).pathname;
+
+export async function uploadSite(s3Endpoint: string, dist = SITE_DIST): Promise<number> {
+  if (!(await stat(dist).catch(() => null))) return 0;
+  const s3 = createS3Client({ endpoint: s3Endpoint });
+  let count = 0;
+  try {
+    for await (const path of files(dist)) {
+      const key = relative(dist, path).split('\\').join('/');
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: BUCKETS.site.name,
+          Key: key,
+          Body: await readFile(path),
+          ContentType: TYPES[extname(path)] ?? 'application/octet-stream',
+          CacheControl: key.startsWith('_astro/')
+            ? 'public, max-age=31536000, immutable'
+            : 'public, max-age=300',
+        }),
+      );
+      count += 1;
+    }
+  } finally {
+    s3.destroy();
+  }
+  return count;
+}

@@ -1,0 +1,34 @@
+/**
+ * `npm run ingest`: one ingest cycle against the configured feeds and the stores under DATA_DIR,
+ * then exits. Works whether or not `npm start` is running (it attaches to the running stores).
+ */
+import { createIngestHandler } from '../functions/handlers/ingest.ts';
+import { attachOrOpenDynamo, runningEndpoints } from '../infra/local/dynamo.ts';
+import { lambdaContext } from '../infra/local/lambda-context.ts';
+import { startS3 } from '../infra/local/s3.ts';
+import { FUNCTIONS } from '../infra/manifest.ts';
+
+const dataDir = process.env.DATA_DIR ?? '.data';
+const running = await runningEndpoints(dataDir);
+const dynamo = await attachOrOpenDynamo(dataDir);
+const s3 = running?.s3 ? { endpoint: running.s3, close: async () => {} } : await startS3(dataDir);
+let failed = false;
+try {
+  const handler = createIngestHandler({
+    ...process.env,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+  });
+  const outcomes = await handler(
+    {} as never,
+    lambdaContext(FUNCTIONS.ingest.name, FUNCTIONS.ingest.timeoutSeconds),
+  );
+  failed = outcomes.some((o) => o.outcome === 'failed' || o.outcome === 'refused');
+} catch (error: unknown) {
+  console.error(`ingest failed: ${error instanceof Error ? error.message : String(error)}`);
+  failed = true;
+} finally {
+  await s3.close();
+  await dynamo.close();
+}
+process.exit(failed ? 1 : 0);

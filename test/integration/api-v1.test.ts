@@ -1,0 +1,266 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PORTS } from '../../functions/core/catalogue.ts';
+import { DIRECTIONS, FRESHNESS, LANE_STATUSES, LANES, MODES, SOURCES } from '../../functions/core/model.ts';
+import { startStack, type TestStack } from './stack.ts';
+
+// A Wednesday afternoon: every crossing busy, every status somewhere.
+const AT = Date.parse('2026-11-18T20:10:00Z');
+
+interface LaneWaitBody {
+  direction: string;
+  mode: string;
+  lane: string;
+  status: string;
+  delayMinutes: number | null;
+  lanesOpen: number | null;
+  maxLanes: number | null;
+  observedAt: string | null;
+  freshness: string;
+  source: string;
+}
+
+function expectLaneWait(lane: LaneWaitBody) {
+  expect(DIRECTIONS).toContain(lane.direction);
+  expect(MODES).toContain(lane.mode);
+  expect(LANES).toContain(lane.lane);
+  expect(LANE_STATUSES).toContain(lane.status);
+  expect(FRESHNESS).toContain(lane.freshness);
+  expect(SOURCES).toContain(lane.source);
+  for (const field of ['delayMinutes', 'lanesOpen', 'maxLanes'] as const) {
+    expect(lane[field] === null || Number.isInteger(lane[field])).toBe(true);
+  }
+  if (lane.status !== 'open') expect(lane.delayMinutes).toBeNull();
+  if (lane.observedAt !== null) expect(lane.observedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+}
+
+async function expectProblem(response: Response, status: number) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(body).toMatchObject({
+    status,
+    title: expect.any(String),
+    detail: expect.any(String),
+    type: expect.any(String),
+  });
+  expect(body.instance).toEqual(expect.any(String));
+  return body;
+}
+
+describe('/api/v1 on the local runtime', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startStack({ atMs: AT });
+    const outcomes = await stack.service.ingestNow();
+    expect(outcomes.map((o) => o.outcome)).toEqual(['stored', 'stored']);
+  });
+  afterAll(() => stack?.stop());
+
+  it('lists every port with the fields the contract fixes', async () => {
+    const { status, body, headers } = await stack.json<{
+      generatedAt: string;
+      count: number;
+      ports: Record<string, unknown>[];
+    }>('/api/v1/ports');
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toMatch(/^application\/json/);
+    expect(Date.parse(body.generatedAt)).toBeGreaterThan(0);
+    expect(body.count).toBe(body.ports.length);
+    expect(body.count).toBeGreaterThanOrEqual(PORTS.length);
+    for (const port of body.ports) {
+      expect(port).toMatchObject({
+        id: expect.any(String),
+        slug: expect.stringMatching(/^[a-z0-9]+(-[a-z0-9]+)*$/),
+        name: expect.any(String),
+        border: expect.stringMatching(/^(mx|ca)$/),
+        state: expect.any(String),
+        city: expect.any(String),
+        timeZone: expect.any(String),
+        directions: expect.any(Array),
+      });
+      expect(port).toHaveProperty('crossing');
+      expect(port).toHaveProperty('hours');
+      expect(port.location === null || typeof port.location === 'object').toBe(true);
+    }
+  });
+
+  it.each(['mx', 'ca'] as const)('narrows the ports to border=%s', async (border) => {
+    const all = await stack.json<{ ports: { id: string; border: string }[] }>('/api/v1/ports');
+    const { status, body } = await stack.json<{ count: number; ports: { id: string; border: string }[] }>(
+      `/api/v1/ports?border=${border}`,
+    );
+    expect(status).toBe(200);
+    expect(body.ports.length).toBeGreaterThan(0);
+    expect(body.ports.every((p) => p.border === border)).toBe(true);
+    expect(body.ports.map((p) => p.id)).toEqual(
+      all.body.ports.filter((p) => p.border === border).map((p) => p.id),
+    );
+  });
+
+  it('refuses border=xx with a 400 problem', async () => {
+    const body = await expectProblem(await stack.get('/api/v1/ports?border=xx'), 400);
+    expect(String(body.detail)).toContain('border');
+  });
+
+  it('answers port-current with one entry per port lane', async () => {
+    const { status, body } = await stack.json<{
+      generatedAt: string;
+      count: number;
+      current: (LaneWaitBody & { portId: string })[];
+    }>('/api/v1/port-current');
+    expect(status).toBe(200);
+    expect(body.count).toBe(body.current.length);
+    expect(body.current.length).toBeGreaterThan(100);
+    for (const lane of body.current) {
+      expect(lane.portId).toEqual(expect.any(String));
+      expectLaneWait(lane);
+    }
+    const directions = new Set(body.current.map((lane) => lane.direction));
+    expect(directions).toEqual(new Set(['into-us', 'into-canada']));
+  });
+
+  it('joins ports with include=ports, each with slug and current', async () => {
+    const { status, body } = await stack.json<{
+      count: number;
+      ports: {
+        slug: string;
+        id: string;
+        current: { status: string; updatedAt: string; notice: string | null; lanes: LaneWaitBody[] };
+      }[];
+    }>('/api/v1/port-current?include=ports');
+    expect(status).toBe(200);
+    expect(body.count).toBe(body.ports.length);
+    expect(body.ports.length).toBeGreaterThan(50);
+    for (const port of body.ports) {
+      expect(port.slug).toEqual(expect.any(String));
+      expect(['open', 'closed']).toContain(port.current.status);
+      expect(Date.parse(port.current.updatedAt)).toBeGreaterThan(0);
+      expect(port.current).toHaveProperty('notice');
+      port.current.lanes.forEach(expectLaneWait);
+    }
+  });
+
+  it('refuses include=other with a 400 problem', async () => {
+    await expectProblem(await stack.get('/api/v1/port-current?include=other'), 400);
+  });
+
+  it('clamps hours=1000 to the 336-hour retention', async () => {
+    const { status, body } = await stack.json<Record<string, unknown>>(
+      '/api/v1/wait-observations?port_id=250401&hours=1000',
+    );
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ portId: '250401', hours: 336, retentionHours: 336 });
+    expect(Date.parse(String(body.to)) - Date.parse(String(body.from))).toBe(336 * 3_600_000);
+  });
+
+  it('returns observations of the last 24 hours by default, by id or slug', async () => {
+    const port = PORTS.find((p) => p.id === '250401');
+    expect(port).toBeDefined();
+    const byId = await stack.json<{ hours: number; count: number; observations: Record<string, unknown>[] }>(
+      '/api/v1/wait-observations?port_id=250401',
+    );
+    const bySlug = await stack.json<typeof byId.body>(`/api/v1/wait-observations?port_id=${port?.slug}`);
+    expect(byId.body.hours).toBe(24);
+    expect(byId.body.count).toBeGreaterThan(0);
+    expect(bySlug.body.observations).toEqual(byId.body.observations);
+    for (const observation of byId.body.observations) {
+      expect(Object.keys(observation).sort()).toEqual(
+        expect.arrayContaining([
+          'direction',
+          'mode',
+          'lane',
+          'status',
+          'delayMinutes',
+          'lanesOpen',
+          'observedAt',
+          'source',
+        ]),
+      );
+    }
+  });
+
+  it('answers an unknown port_id with a 404 problem', async () => {
+    await expectProblem(await stack.get('/api/v1/wait-observations?port_id=no-such-port'), 404);
+    await expectProblem(await stack.get('/api/v1/port-hourly-averages?port_id=no-such-port'), 404);
+  });
+
+  it('answers a missing port_id with a 400 problem', async () => {
+    await expectProblem(await stack.get('/api/v1/wait-observations'), 400);
+    await expectProblem(await stack.get('/api/v1/port-hourly-averages'), 400);
+  });
+
+  it.each([
+    ['hours=0', 400],
+    ['hours=abc', 400],
+    ['hours=1.5', 400],
+    ['direction=sideways', 400],
+  ])('refuses %s with a problem', async (query, status) => {
+    await expectProblem(await stack.get(`/api/v1/wait-observations?port_id=250401&${query}`), status);
+  });
+
+  it('ignores unknown query parameters', async () => {
+    const plain = await stack.json('/api/v1/ports?border=mx');
+    const extra = await stack.json('/api/v1/ports?border=mx&utm_source=test');
+    expect(extra.status).toBe(200);
+    expect(extra.body).toEqual(plain.body);
+  });
+
+  it('answers HEAD with the headers and no body', async () => {
+    for (const path of ['/api/v1/ports', '/api/v1/wait-observations?port_id=250401']) {
+      const response = await stack.get(path, { method: 'HEAD' });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('etag')).toBeTruthy();
+      expect(await response.text()).toBe('');
+    }
+  });
+
+  it.each([
+    '/api/v1/ports',
+    '/api/v1/port-current?include=ports',
+    '/api/v1/wait-observations?port_id=250401',
+  ])('answers If-None-Match on %s with 304', async (path) => {
+    const first = await stack.get(path);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[^"]+"$/);
+    expect(first.headers.get('cache-control')).toMatch(/max-age=\d+/);
+    expect(first.headers.get('last-modified')).toBeTruthy();
+    expect(first.headers.get('link')).toContain('rel="author"');
+    const second = await stack.get(path, { headers: { 'if-none-match': etag ?? '' } });
+    expect(second.status).toBe(304);
+    expect(await second.text()).toBe('');
+  });
+
+  it('gives keyed and keyless requests the same bodies', async () => {
+    // A request with x-api-key goes through the gateway to the api function, not the CDN copy.
+    const viaCdn = await stack.get('/api/v1/port-current?include=ports');
+    const viaApi = await stack.get('/api/v1/port-current?include=ports', {
+      headers: { 'x-api-key': 'test' },
+    });
+    expect(viaApi.status).toBe(200);
+    expect(viaApi.headers.get('x-amzn-requestid')).toBeTruthy();
+    expect(viaCdn.headers.get('x-amzn-requestid')).toBeNull();
+    expect(await viaApi.text()).toBe(await viaCdn.text());
+  });
+});
+
+describe('hourly averages before aggregates', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack({ atMs: AT });
+    stack.simulator.setFault('cbp', { kind: 'status', status: 500 });
+    stack.simulator.setFault('cbsa', { kind: 'status', status: 500 });
+    await stack.service.ingestNow();
+  });
+  afterAll(() => stack?.stop());
+
+  it('is an empty array for a known port', async () => {
+    for (const port of [PORTS[0], PORTS[PORTS.length - 1]]) {
+      const { status, body } = await stack.json(`/api/v1/port-hourly-averages?port_id=${port?.id}`);
+      expect(status).toBe(200);
+      expect(body).toEqual([]);
+      const bySlug = await stack.json(`/api/v1/port-hourly-averages?port_id=${port?.slug}`);
+      expect(bySlug.body).toEqual([]);
+    }
+  });
+});
