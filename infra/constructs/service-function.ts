@@ -1,0 +1,109 @@
+/**
+ * One Lambda function of the service, built from a manifest entry. Defaults (documented here, asserted
+ * in test/infra): Node.js 24 on arm64, ESM bundle (createRequire banner for CJS dependencies), the AWS
+ * SDK left external (the runtime provides it), minified with source maps, an explicit log group with
+ * retention, and an explicit role whose only standing permission is writing to that log group (no
+ * AWSLambdaBasicExecutionRole managed policy).
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CfnElement } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import type { FunctionSpec } from '../manifest.ts';
+
+export type Access = 'read' | 'write' | 'readWrite';
+
+/** Project root: every manifest `entry` is relative to it. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The esbuild options NodejsFunction uses; scripts/bench/bundles.ts mirrors them. */
+export const BUNDLE_BANNER =
+  "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
+
+export interface ServiceFunctionProps {
+  readonly spec: Pick<FunctionSpec, 'name' | 'entry' | 'memoryMb' | 'timeoutSeconds' | 'description'>;
+  readonly environment?: Record<string, string>;
+  /** Defaults to one month: enough to debug an incident, cheap at this volume. */
+  readonly logRetention?: RetentionDays;
+}
+
+export class ServiceFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const { spec } = props;
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${spec.name} function: logs plus the manifest's grants`,
+    });
+    this.logGroup.grantWrite(this.role);
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: resolve(PROJECT_ROOT, spec.entry),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: resolve(PROJECT_ROOT, 'package-lock.json'),
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: spec.memoryMb,
+      timeout: Duration.seconds(spec.timeoutSeconds),
+      description: spec.description,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node24',
+        mainFields: ['module', 'main'],
+        banner: BUNDLE_BANNER,
+        externalModules: ['@aws-sdk/*'],
+        minify: true,
+        sourceMap: true,
+      },
+    });
+  }
+
+  /** Grants `access` on the table and hands its physical name to the function as `envVar`. */
+  useTable(envVar: string, table: ITableV2, access: Access): this {
+    if (access === 'read') table.grantReadData(this.fn);
+    else if (access === 'write') table.grantWriteData(this.fn);
+    else table.grantReadWriteData(this.fn);
+    this.fn.addEnvironment(envVar, table.tableName);
+    return this;
+  }
+
+  /** Grants `access` on the bucket and hands its physical name to the function as `envVar`. */
+  useBucket(envVar: string, bucket: IBucket, access: Access): this {
+    if (access === 'read') bucket.grantRead(this.fn);
+    else if (access === 'write') bucket.grantWrite(this.fn);
+    else bucket.grantReadWrite(this.fn);
+    this.fn.addEnvironment(envVar, bucket.bucketName);
+    // CDK's bucket grants use action wildcards (s3:GetObject* covers the version and ACL variants)
+    // on objects `<bucket>/*`: the function reads or publishes any document under its prefixes.
+    const logicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnElement);
+    const wildcards = [`Resource::<${logicalId}.Arn>/*`];
+    if (access !== 'write')
+      wildcards.push('Action::s3:GetObject*', 'Action::s3:GetBucket*', 'Action::s3:List*');
+    if (access !== 'read') wildcards.push('Action::s3:DeleteObject*', 'Action::s3:Abort*');
+    for (const finding of wildcards) {
+      Validations.of(this).acknowledge({
+        id: `AwsSolutions-IAM5[${finding}]`,
+        reason: `Bucket ${access} grant from the manifest: object-level wildcard scoped to this one bucket.`,
+      });
+    }
+    return this;
+  }
+}

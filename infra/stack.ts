@@ -1,0 +1,577 @@
+/**
+ * The deployed service, built from infra/manifest.ts (the same description the local runtime
+ * reads). One stack in us-east-1: a CloudFront web ACL (scope CLOUDFRONT) must live in us-east-1,
+ * and keeping everything there avoids cross-region references (local-aws-recipe.md 5.3).
+ */
+import { fileURLToPath } from 'node:url';
+import type { StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  ApiKeySourceType,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import type {
+  BehaviorOptions,
+  HeadersReferrerPolicy,
+  IOrigin,
+  ResponseHeadersPolicyProps,
+  ResponseSecurityHeadersBehavior,
+} from 'aws-cdk-lib/aws-cloudfront';
+import {
+  AllowedMethods,
+  CachePolicy,
+  CacheQueryStringBehavior,
+  Distribution,
+  Function as EdgeFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
+  HeadersFrameOption,
+  HttpVersion,
+  OriginRequestPolicy,
+  PriceClass,
+  ResponseHeadersPolicy,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { RestApiOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
+import type { Construct } from 'constructs';
+import { ServiceFunction } from './constructs/service-function.ts';
+import {
+  BUCKETS,
+  DATA_PATH_PREFIXES,
+  EDGE_RESPONSE_HEADERS,
+  FUNCTIONS,
+  ROUTES,
+  SCHEDULES,
+  TABLES,
+} from './manifest.ts';
+
+export const VIEWER_REQUEST_PATH = fileURLToPath(new URL('./edge/viewer-request.js', import.meta.url));
+
+/** Static API views the edge rewrites to data-bucket objects (cache behaviour path patterns). */
+export const STATIC_VIEW_PATTERNS = [
+  '/api/v1/ports*',
+  '/api/v1/port-current*',
+  '/api/v1/port-hourly-averages*',
+];
+/** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
+export const API_PATTERNS = ['/api/*', '/mcp*', '/.well-known/*'];
+/** Not-found page for S3 403/404 (S3 answers 403 for a missing key without ListBucket). */
+export const NOT_FOUND_KEY = 'errors/not-found.json';
+/**
+ * Usage key the authorizer returns for keyless requests. Not a secret: with apiKeySourceType
+ * AUTHORIZER clients cannot present usage keys, only the authorizer can.
+ */
+export const PUBLIC_USAGE_KEY = 'border-waits-public-usage-key-v1';
+
+export interface BorderWaitsStackProps extends StackProps {
+  /** WAF rate rule: requests per client IP per 60-second window (WAF's minimum limit is 10). */
+  readonly edgeRateLimitPerMinute?: number;
+  /** IdP settings the MCP tiers check tokens against (stored in SSM, passed by name). */
+  readonly idpIssuer?: string;
+  readonly idpAudience?: string;
+}
+
+type TableName = keyof typeof TABLES;
+type BucketName = keyof typeof BUCKETS;
+type FunctionName = keyof typeof FUNCTIONS;
+
+const problemJson = (status: number, type: string, title: string, detail: string) =>
+  JSON.stringify({ type: `https://border-waits.dev/problems/${type}`, title, status, detail });
+
+export class BorderWaitsStack extends Stack {
+  readonly tables: Record<TableName, TableV2>;
+  readonly buckets: Record<BucketName, Bucket>;
+  readonly functions: Record<FunctionName, ServiceFunction>;
+  readonly api: RestApi;
+  readonly distribution: Distribution;
+
+  constructor(scope: Construct, id: string, props: BorderWaitsStackProps = {}) {
+    super(scope, id, props);
+
+    // ---- Storage, from the manifest ----------------------------------------------------------
+    const tables = {} as Record<TableName, TableV2>;
+    for (const [key, spec] of Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][]) {
+      const sortKey = 'sortKey' in spec ? spec.sortKey : undefined;
+      const ttl = 'ttlAttribute' in spec ? spec.ttlAttribute : undefined;
+      tables[key] = new TableV2(this, `Table-${spec.name}`, {
+        partitionKey: { name: spec.partitionKey, type: AttributeType.STRING },
+        ...(sortKey ? { sortKey: { name: sortKey, type: AttributeType.STRING } } : {}),
+        ...(ttl ? { timeToLiveAttribute: ttl } : {}),
+        billing: Billing.onDemand(),
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        deletionProtection: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+    }
+    this.tables = tables;
+
+    // Server access logs and CloudFront standard logs. Legacy CloudFront logging writes with ACLs,
+    // hence OBJECT_WRITER. Logs expire after 90 days.
+    const logBucket = new Bucket(this, 'LogBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.OBJECT_WRITER,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(logBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This is the access-log bucket; logging it into itself would loop.',
+    });
+
+    const buckets = {} as Record<BucketName, Bucket>;
+    for (const [key, spec] of Object.entries(BUCKETS) as [BucketName, (typeof BUCKETS)[BucketName]][]) {
+      // Versioning off: both buckets are derived output (views rebuilt by ingest, site by the build).
+      buckets[key] = new Bucket(this, `Bucket-${spec.name}`, {
+        blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+        encryption: BucketEncryption.S3_MANAGED,
+        enforceSSL: true,
+        serverAccessLogsBucket: logBucket,
+        serverAccessLogsPrefix: `s3/${spec.name}/`,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+    }
+    this.buckets = buckets;
+
+    // ---- Secrets and settings, passed to functions by name --------------------------------------
+    const webhookKey = new Secret(this, 'WebhookSigningKey', {
+      description: 'HMAC key that signs outgoing alert webhooks',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    Validations.of(webhookKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotating the webhook key breaks subscribers until they re-register; rotated by hand, documented in docs/deploy.md.',
+    });
+    const idpIssuer = new StringParameter(this, 'IdpIssuer', {
+      description: 'OAuth issuer for MCP tokens',
+      stringValue: props.idpIssuer ?? 'https://idp.example.invalid/',
+    });
+    const idpAudience = new StringParameter(this, 'IdpAudience', {
+      description: 'Expected aud of MCP tokens (our /mcp resource)',
+      stringValue: props.idpAudience ?? 'https://border-waits.dev/mcp',
+    });
+
+    // ---- Functions: grants and env vars from the manifest's access maps ------------------------
+    const functions = {} as Record<FunctionName, ServiceFunction>;
+    for (const [key, spec] of Object.entries(FUNCTIONS) as [
+      FunctionName,
+      (typeof FUNCTIONS)[FunctionName],
+    ][]) {
+      const fn = new ServiceFunction(this, `Fn-${spec.name}`, { spec });
+      for (const [table, access] of Object.entries(spec.tables) as [
+        TableName,
+        'read' | 'write' | 'readWrite',
+      ][]) {
+        fn.useTable(TABLES[table].envVar, tables[table], access);
+      }
+      for (const [bucket, access] of Object.entries(spec.buckets) as [
+        BucketName,
+        'read' | 'write' | 'readWrite',
+      ][]) {
+        fn.useBucket(BUCKETS[bucket].envVar, buckets[bucket], access);
+      }
+      fn.fn.addEnvironment('WEBHOOK_SECRET_ARN', webhookKey.secretArn);
+      fn.fn.addEnvironment('IDP_ISSUER_PARAM', idpIssuer.parameterName);
+      fn.fn.addEnvironment('IDP_AUDIENCE_PARAM', idpAudience.parameterName);
+      webhookKey.grantRead(fn.fn);
+      idpIssuer.grantRead(fn.fn);
+      idpAudience.grantRead(fn.fn);
+      functions[key] = fn;
+    }
+    this.functions = functions;
+
+    const authorizerFn = new ServiceFunction(this, 'Fn-authorizer', {
+      spec: {
+        name: 'authorizer',
+        entry: 'functions/handlers/authorizer.ts',
+        memoryMb: 256,
+        timeoutSeconds: 5,
+        description: 'REQUEST authorizer: x-api-key hash lookup, usage key for the usage plan',
+      },
+      environment: { PUBLIC_USAGE_KEY },
+    }).useTable(TABLES.keys.envVar, tables.keys, 'read');
+
+    // ---- Schedules ------------------------------------------------------------------------------
+    for (const spec of Object.values(SCHEDULES)) {
+      if (spec.rateSeconds % 60 !== 0)
+        throw new Error(`schedule ${spec.name}: EventBridge rates are whole minutes`);
+      new Rule(this, `Schedule-${spec.name}`, {
+        description: spec.description,
+        schedule: Schedule.rate(Duration.minutes(spec.rateSeconds / 60)),
+        targets: [new LambdaFunction(functions[spec.function].fn, { retryAttempts: 0 })],
+      });
+    }
+
+    // ---- API Gateway ----------------------------------------------------------------------------
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const api = new RestApi(this, 'Api', {
+      description: 'Border waits /api/v1 (keyed and dynamic requests; CloudFront in front)',
+      endpointTypes: [EndpointType.REGIONAL],
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: 'prod',
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        loggingLevel: MethodLoggingLevel.ERROR,
+        metricsEnabled: true,
+        // Stage-wide ceiling; per-key limits are the service's own (60/min, DESIGN.md 5).
+        throttlingRateLimit: 100,
+        throttlingBurstLimit: 200,
+      },
+    });
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        'The account-level API Gateway logging role needs exactly this AWS-managed policy (execution logs, APIG6).',
+    });
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'The web ACL sits on CloudFront; the regional execute-api URL is only used as CloudFront origin.',
+    });
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason: 'Callers authenticate with API keys checked by a Lambda REQUEST authorizer, not Cognito.',
+    });
+    const validator = api.addRequestValidator('Validator', {
+      validateRequestParameters: true,
+      validateRequestBody: true,
+    });
+    const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
+      handler: authorizerFn.fn,
+      identitySources: [],
+      // No caching: keyless requests have no identity source to cache by, and revocation is immediate.
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    const integrations = new Map<string, LambdaIntegration>();
+    for (const route of ROUTES) {
+      const fnName = route.function as FunctionName;
+      let integration = integrations.get(fnName);
+      if (!integration) {
+        integration = new LambdaIntegration(functions[fnName].fn, { allowTestInvoke: false });
+        integrations.set(fnName, integration);
+      }
+      const resource = api.root.resourceForPath(route.path);
+      for (const method of route.methods) {
+        resource.addMethod(method, integration, {
+          authorizer,
+          apiKeyRequired: true,
+          requestValidator: validator,
+        });
+      }
+    }
+
+    // Usage plans: the keyed plan is the coarse per-key backstop (1 req/s, burst 10: API Gateway
+    // cannot express 60/minute, the service counts that itself). Keyless traffic shares one key.
+    const stage = api.deploymentStage;
+    api.addUsagePlan('KeyedPlan', {
+      description: 'Per API key backstop; keys are registered with value = sha256 hex of the key',
+      throttle: { rateLimit: 1, burstLimit: 10 },
+      apiStages: [{ api, stage }],
+    });
+    const publicPlan = api.addUsagePlan('PublicPlan', {
+      description: 'All keyless requests reaching the API (per-IP limits: WAF and the service)',
+      throttle: { rateLimit: 50, burstLimit: 100 },
+      apiStages: [{ api, stage }],
+    });
+    publicPlan.addApiKey(api.addApiKey('PublicUsageKey', { apiKeyName: 'public', value: PUBLIC_USAGE_KEY }));
+
+    const gatewayProblems: [string, ResponseType, number | undefined, string, string][] = [
+      ['Default4xx', ResponseType.DEFAULT_4XX, undefined, 'client-error', 'Bad request'],
+      ['Default5xx', ResponseType.DEFAULT_5XX, undefined, 'server-error', 'Server error'],
+      ['Throttled', ResponseType.THROTTLED, 429, 'rate-limited', 'Too many requests'],
+      ['QuotaExceeded', ResponseType.QUOTA_EXCEEDED, 429, 'rate-limited', 'Quota exceeded'],
+      ['Unauthorized', ResponseType.UNAUTHORIZED, 401, 'invalid-key', 'Invalid or revoked API key'],
+      ['AccessDenied', ResponseType.ACCESS_DENIED, 403, 'access-denied', 'Access denied'],
+      ['MissingToken', ResponseType.MISSING_AUTHENTICATION_TOKEN, 404, 'not-found', 'Not found'],
+    ];
+    for (const [id, type, status, problemType, title] of gatewayProblems) {
+      const statusMember = status === undefined ? '' : `,"status":${status}`;
+      api.addGatewayResponse(id, {
+        type,
+        ...(status === undefined ? {} : { statusCode: String(status) }),
+        responseHeaders: {
+          'Content-Type': "'application/problem+json'",
+          'Access-Control-Allow-Origin': "'*'",
+          ...(status === 429 ? { 'Retry-After': "'1'" } : {}),
+        },
+        templates: {
+          'application/json': `{"type":"https://border-waits.dev/problems/${problemType}","title":"${title}"${statusMember},"detail":$context.error.messageString,"instance":"$context.path"}`,
+        },
+      });
+    }
+    this.api = api;
+
+    // ---- WAF (CLOUDFRONT scope: this stack is in us-east-1) -------------------------------------
+    const rateLimit = props.edgeRateLimitPerMinute ?? 300;
+    const webAcl = new CfnWebACL(this, 'EdgeAcl', {
+      scope: 'CLOUDFRONT',
+      defaultAction: { allow: {} },
+      visibilityConfig: {
+        cloudWatchMetricsEnabled: true,
+        metricName: 'edge-acl',
+        sampledRequestsEnabled: true,
+      },
+      // WAF custom bodies allow only text/plain, text/html or application/json content types.
+      customResponseBodies: {
+        'rate-limited': {
+          contentType: 'APPLICATION_JSON',
+          content: problemJson(
+            429,
+            'rate-limited',
+            'Too many requests',
+            `More than ${rateLimit} requests in 60 seconds from this address.`,
+          ),
+        },
+      },
+      rules: [
+        {
+          name: 'rate-per-ip',
+          priority: 0,
+          action: {
+            block: {
+              customResponse: {
+                responseCode: 429,
+                customResponseBodyKey: 'rate-limited',
+                responseHeaders: [{ name: 'retry-after', value: '60' }],
+              },
+            },
+          },
+          statement: {
+            rateBasedStatement: { limit: rateLimit, aggregateKeyType: 'IP', evaluationWindowSec: 60 },
+          },
+          visibilityConfig: {
+            cloudWatchMetricsEnabled: true,
+            metricName: 'rate-per-ip',
+            sampledRequestsEnabled: true,
+          },
+        },
+      ],
+    });
+
+    // ---- CloudFront -----------------------------------------------------------------------------
+    const viewerRequest = new EdgeFunction(this, 'ViewerRequest', {
+      code: FunctionCode.fromFile({ filePath: VIEWER_REQUEST_PATH }),
+      runtime: FunctionRuntime.JS_2_0,
+      comment: 'Static API views to S3 keys; keyed and dynamic requests to the api origin',
+    });
+    const functionAssociations = [{ function: viewerRequest, eventType: FunctionEventType.VIEWER_REQUEST }];
+
+    const siteOrigin = S3BucketOrigin.withOriginAccessControl(buckets.site, { originId: 'site' });
+    const dataOrigin = S3BucketOrigin.withOriginAccessControl(buckets.data, { originId: 'data' });
+    const apiOrigin = new RestApiOrigin(api, { originId: 'api' });
+
+    const headersPolicy = new ResponseHeadersPolicy(
+      this,
+      'EdgeHeaders',
+      edgeHeadersPolicy(EDGE_RESPONSE_HEADERS),
+    );
+    // Honour the origin's Cache-Control (MinTTL 0); the defaults apply only when it sends none.
+    // The cache key is the rewritten URI, so no query string is needed in it.
+    const viewPolicy = (id: string, comment: string) =>
+      new CachePolicy(this, id, {
+        comment,
+        minTtl: Duration.seconds(0),
+        defaultTtl: Duration.seconds(60),
+        maxTtl: Duration.days(1),
+        queryStringBehavior: CacheQueryStringBehavior.none(),
+        enableAcceptEncodingGzip: true,
+        enableAcceptEncodingBrotli: true,
+      });
+    const s3Behavior = (origin: IOrigin, cachePolicy: CachePolicy): BehaviorOptions => ({
+      origin,
+      cachePolicy,
+      compress: true,
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
+      responseHeadersPolicy: headersPolicy,
+      functionAssociations,
+    });
+    const additionalBehaviors: Record<string, BehaviorOptions> = {};
+    for (const pattern of STATIC_VIEW_PATTERNS) {
+      const name = pattern.replace('/api/v1/', '').replace('*', '');
+      additionalBehaviors[pattern] = s3Behavior(dataOrigin, viewPolicy(`Cache-${name}`, `View ${name}`));
+    }
+    const dataPolicy = viewPolicy('Cache-data', 'Published documents, RSS');
+    for (const prefix of [...DATA_PATH_PREFIXES, `/${NOT_FOUND_KEY.split('/')[0]}/`]) {
+      additionalBehaviors[prefix.endsWith('/') ? `${prefix}*` : prefix] = s3Behavior(dataOrigin, dataPolicy);
+    }
+    for (const pattern of API_PATTERNS) {
+      additionalBehaviors[pattern] = {
+        origin: apiOrigin,
+        cachePolicy: CachePolicy.CACHING_DISABLED,
+        originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        allowedMethods: AllowedMethods.ALLOW_ALL,
+        compress: true,
+        functionAssociations,
+      };
+    }
+    const notFound = {
+      responseHttpStatus: 404,
+      responsePagePath: `/${NOT_FOUND_KEY}`,
+      ttl: Duration.seconds(60),
+    };
+    this.distribution = new Distribution(this, 'Cdn', {
+      comment: 'border waits: site, published views, API',
+      defaultBehavior: s3Behavior(siteOrigin, viewPolicy('Cache-site', 'Status site')),
+      defaultRootObject: 'index.html',
+      additionalBehaviors,
+      // S3 answers 403 for a missing key (no ListBucket for OAC): both become the problem+json 404.
+      errorResponses: [
+        { httpStatus: 403, ...notFound },
+        { httpStatus: 404, ...notFound },
+      ],
+      httpVersion: HttpVersion.HTTP2_AND_3,
+      priceClass: PriceClass.PRICE_CLASS_100,
+      enableLogging: true,
+      logBucket,
+      logFilePrefix: 'cloudfront/',
+      webAclId: webAcl.attrArn,
+    });
+    Validations.of(this.distribution).acknowledge({
+      id: 'AwsSolutions-CFR1',
+      reason: 'Public data about the US borders for anyone, anywhere: no geo restriction.',
+    });
+    Validations.of(this.distribution).acknowledge({
+      id: 'AwsSolutions-CFR4',
+      reason: 'Default *.cloudfront.net certificate until the custom domain and its ACM certificate exist.',
+    });
+
+    // ---- Alarms and dashboard -------------------------------------------------------------------
+    const ingest = functions.ingest.fn;
+    const apiFn = functions.api.fn;
+    const alarms = [
+      new Alarm(this, 'IngestErrors', {
+        alarmDescription: 'Ingest failed 3 cycles in a row: feeds may be stale',
+        metric: ingest.metricErrors({ period: Duration.minutes(1) }),
+        threshold: 1,
+        evaluationPeriods: 3,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'IngestNotRunning', {
+        alarmDescription: 'No ingest invocation in 10 minutes: the schedule stopped, the feeds go stale',
+        metric: ingest.metricInvocations({ period: Duration.minutes(10) }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.BREACHING,
+      }),
+      new Alarm(this, 'Api5xx', {
+        alarmDescription: 'API Gateway 5XX responses',
+        metric: api.metricServerError({ period: Duration.minutes(5) }),
+        threshold: 5,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'ApiThrottles', {
+        alarmDescription: 'api function throttled (account concurrency reached)',
+        metric: apiFn.metricThrottles({ period: Duration.minutes(5) }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+    const dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${this.stackName}-service` });
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Ingest',
+        left: [ingest.metricInvocations(), ingest.metricErrors()],
+        right: [ingest.metricDuration()],
+      }),
+      new GraphWidget({
+        title: 'API',
+        left: [api.metricCount(), api.metricClientError(), api.metricServerError()],
+        right: [api.metricLatency()],
+      }),
+      new GraphWidget({
+        title: 'api function',
+        left: [apiFn.metricErrors(), apiFn.metricThrottles()],
+        right: [apiFn.metricDuration()],
+      }),
+    );
+    void alarms;
+
+    new CfnOutput(this, 'BaseUrl', { value: `https://${this.distribution.distributionDomainName}` });
+    new CfnOutput(this, 'ApiUrl', { value: api.url });
+  }
+}
+
+/** Maps the manifest's header list onto CloudFront's CORS, security and custom header sections. */
+export function edgeHeadersPolicy(headers: Readonly<Record<string, string>>): ResponseHeadersPolicyProps {
+  const custom: { header: string; value: string; override: boolean }[] = [];
+  let cors: ResponseHeadersPolicyProps['corsBehavior'];
+  const security: {
+    -readonly [K in keyof ResponseSecurityHeadersBehavior]: ResponseSecurityHeadersBehavior[K];
+  } = {
+    frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+  };
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'access-control-allow-origin') {
+      cors = {
+        accessControlAllowOrigins: [value],
+        accessControlAllowMethods: ['GET', 'HEAD', 'OPTIONS'],
+        accessControlAllowHeaders: ['*'],
+        accessControlAllowCredentials: false,
+        accessControlExposeHeaders: (headers['access-control-expose-headers'] ?? '')
+          .split(',')
+          .map((h) => h.trim())
+          .filter(Boolean),
+        originOverride: true,
+      };
+    } else if (lower === 'access-control-expose-headers') {
+      // Folded into the CORS section above.
+    } else if (lower === 'strict-transport-security') {
+      const maxAge = Number(/max-age=(\d+)/.exec(value)?.[1] ?? 0);
+      security.strictTransportSecurity = {
+        accessControlMaxAge: Duration.seconds(maxAge),
+        includeSubdomains: /includeSubDomains/i.test(value),
+        preload: /preload/i.test(value),
+        override: true,
+      };
+    } else if (lower === 'x-content-type-options') {
+      security.contentTypeOptions = { override: true };
+    } else if (lower === 'referrer-policy') {
+      security.referrerPolicy = { referrerPolicy: value as HeadersReferrerPolicy, override: true };
+    } else {
+      custom.push({ header: name, value, override: false });
+    }
+  }
+  return {
+    comment: 'EDGE_RESPONSE_HEADERS from infra/manifest.ts plus security headers',
+    ...(cors ? { corsBehavior: cors } : {}),
+    securityHeadersBehavior: security,
+    ...(custom.length > 0 ? { customHeadersBehavior: { customHeaders: custom } } : {}),
+  };
+}
