@@ -1,0 +1,109 @@
+/**
+ * The local edge and the CloudFront Function are the same code: the template's FunctionCode is the
+ * file's text, and the file, run in node:vm by infra/edge/load.ts, maps requests as the API needs.
+ */
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  type EdgeOutcome,
+  loadViewerRequest,
+  toCfRequest,
+  VIEWER_REQUEST_FILE,
+} from '../../infra/edge/load.ts';
+import { BorderWaitsStack } from '../../infra/stack.ts';
+
+const source = readFileSync(VIEWER_REQUEST_FILE, 'utf8');
+let deployedCode: unknown;
+
+beforeAll(() => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new BorderWaitsStack(app, 'Edge', { env: { account: '123456789012', region: 'us-east-1' } });
+  const fns = Template.fromStack(stack).findResources('AWS::CloudFront::Function');
+  deployedCode = Object.values(fns)[0]?.Properties.FunctionCode;
+});
+
+describe('one file, two hosts', () => {
+  it('the deployed FunctionCode is the text of infra/edge/viewer-request.js', () => {
+    expect(deployedCode).toBe(source);
+  });
+});
+
+describe('viewer-request outcomes', () => {
+  const run = loadViewerRequest();
+  const edge = (path: string, headers: Record<string, string> = {}, method = 'GET'): EdgeOutcome =>
+    run(toCfRequest(method, new URL(path, 'https://border-waits.test'), headers));
+
+  it.each([
+    ['/api/v1/ports', '/v1/ports/all.json'],
+    ['/api/v1/ports?border=mx', '/v1/ports/mx.json'],
+    ['/api/v1/port-current?include=ports', '/v1/port-current/ports.json'],
+    ['/api/v1/port-hourly-averages?port_id=250401', '/v1/port-hourly-averages/250401.json'],
+  ])('%s -> data object %s', (path, uri) => {
+    const out = edge(path);
+    expect(out.kind).toBe('request');
+    if (out.kind !== 'request') return;
+    expect(out.request.uri).toBe(uri);
+    expect(out.request.querystring).toEqual({});
+    expect(out.originId).toBeNull();
+  });
+
+  it.each(['/api/v1/ports?border=xx', '/api/v1/port-hourly-averages'])('%s -> 400 problem+json', (path) => {
+    const out = edge(path);
+    expect(out.kind).toBe('response');
+    if (out.kind !== 'response') return;
+    expect(out.response.statusCode).toBe(400);
+    expect(out.response.headers?.['content-type']?.value).toBe('application/problem+json');
+    expect(JSON.parse(out.response.body ?? '{}')).toMatchObject({ status: 400 });
+  });
+
+  it.each([
+    ['/api/v1/wait-observations?port_id=1', {}],
+    ['/api/v1/ports', { 'x-api-key': 'bw_live_abc' }],
+    ['/api/v1/port-hourly-averages?port_id=250401', { 'x-api-key': 'bw_live_abc' }],
+    ['/mcp', {}],
+  ])('%s %j -> origin api', (path, headers) => {
+    const out = edge(path, headers);
+    expect(out.kind).toBe('request');
+    if (out.kind === 'request') expect(out.originId).toBe('api');
+  });
+
+  it('/ stays on the default (site) origin', () => {
+    const out = edge('/');
+    expect(out.kind).toBe('request');
+    if (out.kind !== 'request') return;
+    expect(out.originId).toBeNull();
+    // The site's directory index may be appended; the origin stays the default one.
+    expect(['/', '/index.html']).toContain(out.request.uri);
+  });
+});
+
+describe('runtime constraints of cloudfront-js-2.0', () => {
+  // Strip comments and string literals so the scan only sees code.
+  const code = source
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/.*$/gm, '')
+    .replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"/g, "''");
+
+  it.each([
+    ['optional chaining', /\?\./],
+    ['nullish coalescing', /\?\?/],
+    ['spread or rest', /\.\.\./],
+    ['class', /\bclass\s/],
+    ['for..of', /\bfor\s*\([^)]*\bof\b/],
+    ['object destructuring', /\b(?:const|let|var)\s*\{/],
+    ['array destructuring', /\b(?:const|let|var)\s*\[/],
+    ['Map or Set', /\bnew\s+(?:Map|Set)\b/],
+  ])('no %s', (_name, pattern) => {
+    expect(code).not.toMatch(pattern);
+  });
+
+  it('the first line imports the cloudfront module, as the 2.0 runtime expects', () => {
+    expect(source.split('\n')[0]).toBe("import cf from 'cloudfront';");
+  });
+
+  it('is under the 10 KB function size limit', () => {
+    expect(Buffer.byteLength(source, 'utf8')).toBeLessThan(10 * 1024);
+  });
+});

@@ -1,0 +1,332 @@
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EDGE_RESPONSE_HEADERS, FUNCTIONS, ROUTES, TABLES } from '../../infra/manifest.ts';
+import {
+  API_PATTERNS,
+  BorderWaitsStack,
+  STATIC_VIEW_PATTERNS,
+  VIEWER_REQUEST_PATH,
+} from '../../infra/stack.ts';
+
+type Json = Record<string, unknown>;
+let stack: BorderWaitsStack;
+let template: Template;
+let resources: Record<string, { Type: string; Properties: Json }>;
+
+beforeAll(() => {
+  // Bundling skipped: `npm run synth` bundles for real.
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  stack = new BorderWaitsStack(app, 'Test', {
+    env: { account: '123456789012', region: 'us-east-1' },
+    edgeRateLimitPerMinute: 250,
+  });
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources;
+});
+
+const logicalId = (construct: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(construct.node.defaultChild as never);
+
+/** Actions the role of `fn` is allowed on resources that reference `resourceId`. */
+function actionsOn(fn: keyof typeof FUNCTIONS, resourceId: string): string[] {
+  const roleId = logicalId(stack.functions[fn].role);
+  const actions: string[] = [];
+  for (const r of Object.values(resources)) {
+    if (r.Type !== 'AWS::IAM::Policy') continue;
+    if (!JSON.stringify(r.Properties.Roles).includes(`"${roleId}"`)) continue;
+    const doc = r.Properties.PolicyDocument as {
+      Statement: { Action: string | string[]; Resource: unknown }[];
+    };
+    for (const st of doc.Statement) {
+      if (JSON.stringify(st.Resource).includes(`"${resourceId}"`)) actions.push(...[st.Action].flat());
+    }
+  }
+  return actions;
+}
+
+describe('tables from the manifest', () => {
+  it.each(Object.values(TABLES))('$name: keys, TTL, on-demand, PITR, protection, retain', (spec) => {
+    const keySchema: { AttributeName: string; KeyType: string }[] = [
+      { AttributeName: spec.partitionKey, KeyType: 'HASH' },
+    ];
+    if ('sortKey' in spec) keySchema.push({ AttributeName: spec.sortKey, KeyType: 'RANGE' });
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        KeySchema: keySchema,
+        BillingMode: 'PAY_PER_REQUEST',
+        TimeToLiveSpecification:
+          'ttlAttribute' in spec ? { AttributeName: spec.ttlAttribute, Enabled: true } : Match.absent(),
+        Replicas: [
+          Match.objectLike({
+            DeletionProtectionEnabled: true,
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      }),
+    });
+  });
+  it('one table per manifest entry', () => {
+    template.resourceCountIs('AWS::DynamoDB::GlobalTable', Object.keys(TABLES).length);
+  });
+});
+
+describe('functions', () => {
+  it('one NodejsFunction per manifest entry plus the authorizer: Node 24, arm64, explicit log group', () => {
+    const fns = template.findResources('AWS::Lambda::Function', {
+      Properties: {
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        LoggingConfig: { LogGroup: Match.anyValue() },
+      },
+    });
+    expect(Object.keys(fns)).toHaveLength(Object.keys(FUNCTIONS).length + 1);
+  });
+  it('log groups have a retention', () => {
+    const groups = Object.values(template.findResources('AWS::Logs::LogGroup'));
+    expect(groups.length).toBeGreaterThanOrEqual(4);
+    for (const g of groups) expect(g.Properties.RetentionInDays).toBe(30);
+  });
+  it('no AWS-managed execution role policy on function roles', () => {
+    const roles = Object.values(template.findResources('AWS::IAM::Role')).filter((r) =>
+      JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com'),
+    );
+    expect(roles).toHaveLength(Object.keys(FUNCTIONS).length + 1);
+    for (const r of roles) expect(r.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+  it('the grants follow the access map: api reads observations, never writes; ingest writes', () => {
+    const obs = logicalId(stack.tables.observations);
+    const api = actionsOn('api', obs);
+    expect(api).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(api).not.toEqual(expect.arrayContaining(['dynamodb:PutItem']));
+    expect(api.filter((a) => /Put|Update|Delete|BatchWrite/.test(a))).toEqual([]);
+    expect(actionsOn('ingest', obs)).toEqual(
+      expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:BatchWriteItem']),
+    );
+    expect(actionsOn('ingest', logicalId(stack.tables.keys))).toEqual([]);
+    expect(actionsOn('api', logicalId(stack.tables.keys))).toContain('dynamodb:PutItem');
+  });
+  it('env vars carry the physical names', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: FUNCTIONS.api.description,
+      Environment: {
+        Variables: Match.objectLike({
+          [TABLES.observations.envVar]: { Ref: logicalId(stack.tables.observations) },
+          BUCKET_DATA: { Ref: logicalId(stack.buckets.data) },
+          WEBHOOK_SECRET_ARN: Match.anyValue(),
+          IDP_ISSUER_PARAM: Match.anyValue(),
+        }),
+      },
+    });
+  });
+});
+
+describe('schedule', () => {
+  it('ingest every minute', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.functions.ingest.fn), 'Arn'] } })],
+    });
+  });
+});
+
+describe('CloudFront', () => {
+  let config: Json & { CacheBehaviors: Json[]; DefaultCacheBehavior: Json; Origins: Json[] };
+  let fnId: string;
+  beforeAll(() => {
+    const dist = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0];
+    config = dist?.Properties.DistributionConfig;
+    fnId = Object.keys(template.findResources('AWS::CloudFront::Function'))[0] as string;
+  });
+
+  it('the viewer-request function is cloudfront-js-2.0 with the file text as code', () => {
+    template.hasResourceProperties('AWS::CloudFront::Function', {
+      FunctionCode: readFileSync(VIEWER_REQUEST_PATH, 'utf8'),
+      FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0' }),
+    });
+  });
+  it('origins site, data, api', () => {
+    expect(config.Origins.map((o) => o.Id).sort()).toEqual(['api', 'data', 'site']);
+  });
+  it('behaviours route to the right origin, all with the function on viewer-request', () => {
+    const byPath = new Map(config.CacheBehaviors.map((b) => [b.PathPattern as string, b]));
+    const expected: [string, string][] = [
+      ...STATIC_VIEW_PATTERNS.map((p): [string, string] => [p, 'data']),
+      ['/v1/*', 'data'],
+      ['/rss.xml', 'data'],
+      ['/rss/*', 'data'],
+      ['/errors/*', 'data'],
+      ...API_PATTERNS.map((p): [string, string] => [p, 'api']),
+    ];
+    for (const [path, origin] of expected) expect(byPath.get(path)?.TargetOriginId, path).toBe(origin);
+    expect(config.DefaultCacheBehavior.TargetOriginId).toBe('site');
+    for (const b of [...config.CacheBehaviors, config.DefaultCacheBehavior]) {
+      expect(b.FunctionAssociations).toEqual([
+        { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [fnId, 'FunctionARN'] } },
+      ]);
+      expect(b.Compress).toBe(true);
+    }
+    // The static views must be matched before the catch-all API behaviour.
+    const order = config.CacheBehaviors.map((b) => b.PathPattern);
+    expect(order.indexOf('/api/v1/ports*')).toBeLessThan(order.indexOf('/api/*'));
+  });
+  it('api behaviours: caching disabled, all viewer headers except Host', () => {
+    for (const b of config.CacheBehaviors.filter((x) => x.TargetOriginId === 'api')) {
+      expect(b.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
+      expect(b.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+    }
+  });
+  it('view cache policies honour origin Cache-Control (MinTTL 0) and compress', () => {
+    const policies = Object.values(template.findResources('AWS::CloudFront::CachePolicy'));
+    expect(policies.length).toBeGreaterThanOrEqual(4);
+    for (const p of policies) {
+      const c = p.Properties.CachePolicyConfig;
+      expect(c.MinTTL).toBe(0);
+      expect(c.ParametersInCacheKeyAndForwardedToOrigin.EnableAcceptEncodingGzip).toBe(true);
+    }
+  });
+  it('S3 403/404 become the problem+json not-found document', () => {
+    expect(config.CustomErrorResponses).toEqual(
+      [403, 404].map((code) => ({
+        ErrorCode: code,
+        ResponseCode: 404,
+        ResponsePagePath: '/errors/not-found.json',
+        ErrorCachingMinTTL: 60,
+      })),
+    );
+    expect(config.Logging).toMatchObject({ Prefix: 'cloudfront/' });
+    const aclId = Object.keys(template.findResources('AWS::WAFv2::WebACL'))[0];
+    expect(config.WebACLId).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+  });
+  it('response headers policy carries every EDGE_RESPONSE_HEADERS entry', () => {
+    const policy = Object.values(template.findResources('AWS::CloudFront::ResponseHeadersPolicy'))[0];
+    const text = JSON.stringify(policy).toLowerCase();
+    for (const [name, value] of Object.entries(EDGE_RESPONSE_HEADERS)) {
+      const mapped: Record<string, string> = {
+        'access-control-allow-origin': '"accesscontrolalloworigins":{"items":["*"]}',
+        'access-control-expose-headers': '"accesscontrolexposeheaders":{"items":["etag"',
+        'strict-transport-security': '"accesscontrolmaxagesec":63072000,"includesubdomains":true',
+        'x-content-type-options': '"contenttypeoptions":{"override":true}',
+        'referrer-policy': `"referrerpolicy":"${value}"`,
+      };
+      expect(text, name).toContain(
+        mapped[name] ?? `"header":"${name}","override":false,"value":${JSON.stringify(value).toLowerCase()}`,
+      );
+    }
+  });
+});
+
+describe('WAF', () => {
+  it('rate rule per IP over a 60 s window answers 429 problem JSON', () => {
+    template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'CLOUDFRONT',
+      CustomResponseBodies: {
+        'rate-limited': { ContentType: 'APPLICATION_JSON', Content: Match.stringLikeRegexp('"status":429') },
+      },
+      Rules: [
+        Match.objectLike({
+          Statement: { RateBasedStatement: { Limit: 250, AggregateKeyType: 'IP', EvaluationWindowSec: 60 } },
+          Action: {
+            Block: {
+              CustomResponse: Match.objectLike({ ResponseCode: 429, CustomResponseBodyKey: 'rate-limited' }),
+            },
+          },
+        }),
+      ],
+    });
+    expect(stack.region).toBe('us-east-1');
+  });
+});
+
+describe('API Gateway', () => {
+  it('keys come from the authorizer', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+  });
+  it('REQUEST authorizer on the authorizer function, no caching', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      AuthorizerResultTtlInSeconds: 0,
+      AuthorizerUri: Match.objectLike({
+        'Fn::Join': [
+          '',
+          Match.arrayWith([{ 'Fn::GetAtt': [Match.stringLikeRegexp('Fnauthorizer'), 'Arn'] }]),
+        ],
+      }),
+    });
+  });
+  it('every route method uses the authorizer and requires a usage key', () => {
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
+    const expected = ROUTES.reduce((n, r) => n + r.methods.length, 0);
+    expect(methods).toHaveLength(expected);
+    for (const m of methods) {
+      expect(m.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', ApiKeyRequired: true });
+    }
+  });
+  it('keyed usage plan: 1 request/s, burst 10', () => {
+    template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      Throttle: { RateLimit: 1, BurstLimit: 10 },
+    });
+  });
+  it.each([
+    ['DEFAULT_4XX', undefined],
+    ['DEFAULT_5XX', undefined],
+    ['THROTTLED', '429'],
+    ['QUOTA_EXCEEDED', '429'],
+    ['UNAUTHORIZED', '401'],
+    ['ACCESS_DENIED', '403'],
+    ['MISSING_AUTHENTICATION_TOKEN', '404'],
+  ])('gateway response %s is problem+json', (type, status) => {
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: type,
+      StatusCode: status ?? Match.absent(),
+      ResponseParameters: Match.objectLike({
+        'gatewayresponse.header.Content-Type': "'application/problem+json'",
+      }),
+      ResponseTemplates: {
+        'application/json': Match.stringLikeRegexp('"type":"https://border-waits.dev/problems/'),
+      },
+    });
+  });
+  it('stage: access logs, error logging, throttling', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
+      MethodSettings: [
+        Match.objectLike({ LoggingLevel: 'ERROR', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
+      ],
+    });
+  });
+});
+
+describe('operations', () => {
+  it('alarms on ingest errors, ingest silence, API 5XX and throttles; a dashboard', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+    expect(alarms.map((a) => a.MetricName).sort()).toEqual([
+      '5XXError',
+      'Errors',
+      'Invocations',
+      'Throttles',
+    ]);
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+  it('outputs BaseUrl and ApiUrl', () => {
+    template.hasOutput('BaseUrl', {});
+    template.hasOutput('ApiUrl', {});
+  });
+  it('webhook key in Secrets Manager, IdP settings in SSM', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    template.resourceCountIs('AWS::SSM::Parameter', 2);
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  it('zero unsuppressed errors and warnings', () => {
+    const report = new AwsSolutionsChecks().validateScope(stack);
+    const found = report.violations.map(
+      (v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
+    expect(found).toEqual([]);
+  });
+});
