@@ -1,0 +1,65 @@
+/**
+ * `npm run bench -- bundles`: bundles each manifest function as NodejsFunction does (platform node,
+ * ESM, node24, minified, @aws-sdk/* external: the Lambda runtime provides the SDK) and reports the
+ * minified size and the cold init time: median over 7 fresh `node` processes importing the bundle.
+ * The SDK is resolved from this project's node_modules, standing in for the runtime's copy.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { BUNDLE_BANNER, PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
+import { FUNCTIONS } from '../../infra/manifest.ts';
+import { median } from './_stats.ts';
+
+const RUNS = 7;
+// Inside the project so bare `@aws-sdk/*` imports resolve from node_modules.
+const outDir = mkdtempSync(join(PROJECT_ROOT, 'node_modules', '.bench-bundles-'));
+const entries = [
+  ...Object.values(FUNCTIONS),
+  { name: 'authorizer', entry: 'functions/handlers/authorizer.ts' },
+];
+
+try {
+  writeFileSync(join(outDir, 'package.json'), '{"type":"module"}');
+  console.log(`function     minified   cold init (median of ${RUNS})`);
+  for (const fn of entries) {
+    const outfile = join(outDir, `${fn.name}.mjs`);
+    await build({
+      entryPoints: [resolve(PROJECT_ROOT, fn.entry)],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node24',
+      mainFields: ['module', 'main'],
+      minify: true,
+      sourcemap: true,
+      external: ['@aws-sdk/*'],
+      banner: { js: BUNDLE_BANNER },
+      logLevel: 'error',
+    });
+    const size = statSync(outfile).size;
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i += 1) {
+      const start = performance.now();
+      const run = spawnSync(process.execPath, ['-e', `await import(${JSON.stringify(outfile)})`], {
+        env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: '' },
+        encoding: 'utf8',
+      });
+      times.push(performance.now() - start);
+      if (run.status !== 0) throw new Error(`${fn.name}: import failed\n${run.stderr}`);
+    }
+    const kb = `${(size / 1024).toFixed(1)} KB`;
+    console.log(`${fn.name.padEnd(12)} ${kb.padStart(9)}   ${median(times).toFixed(0)} ms`);
+  }
+  const baseline: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const start = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    baseline.push(performance.now() - start);
+  }
+  console.log(`(empty node process: ${median(baseline).toFixed(0)} ms; init above includes it)`);
+} finally {
+  rmSync(outDir, { recursive: true, force: true });
+}
