@@ -26,6 +26,7 @@ import type {
 } from 'aws-cdk-lib/aws-cloudfront';
 import {
   AllowedMethods,
+  CacheHeaderBehavior,
   CachePolicy,
   CacheQueryStringBehavior,
   Distribution,
@@ -396,14 +397,18 @@ export class BorderWaitsStack extends Stack {
       edgeHeadersPolicy(EDGE_RESPONSE_HEADERS),
     );
     // Honour the origin's Cache-Control (MinTTL 0); the defaults apply only when it sends none.
-    // The cache key is the rewritten URI, so no query string is needed in it.
+    // Keyless view requests reach the cache with the rewritten URI and no query string, so they
+    // share one entry per document. A keyed request keeps its URI and goes to the api origin from
+    // the same behaviour: query string and x-api-key are in the key so it never hits another
+    // request's entry (and the API marks keyed responses private, which CloudFront does not store).
     const viewPolicy = (id: string, comment: string) =>
       new CachePolicy(this, id, {
         comment,
         minTtl: Duration.seconds(0),
         defaultTtl: Duration.seconds(60),
         maxTtl: Duration.days(1),
-        queryStringBehavior: CacheQueryStringBehavior.none(),
+        queryStringBehavior: CacheQueryStringBehavior.all(),
+        headerBehavior: CacheHeaderBehavior.allowList('x-api-key'),
         enableAcceptEncodingGzip: true,
         enableAcceptEncodingBrotli: true,
       });

@@ -185,7 +185,11 @@ describe('CloudFront', () => {
     for (const p of policies) {
       const c = p.Properties.CachePolicyConfig;
       expect(c.MinTTL).toBe(0);
-      expect(c.ParametersInCacheKeyAndForwardedToOrigin.EnableAcceptEncodingGzip).toBe(true);
+      const key = c.ParametersInCacheKeyAndForwardedToOrigin;
+      expect(key.EnableAcceptEncodingGzip).toBe(true);
+      // Keyed requests to a view path go to the api origin from the view's behaviour.
+      expect(key.HeadersConfig).toEqual({ HeaderBehavior: 'whitelist', Headers: ['x-api-key'] });
+      expect(key.QueryStringsConfig).toEqual({ QueryStringBehavior: 'all' });
     }
   });
   it('S3 403/404 become the problem+json not-found document', () => {
