@@ -5,7 +5,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Direction, Lane, Mode } from '../../core/model.ts';
-import { averagesFromContributions, type RollupStore } from '../../core/rollups.ts';
+import { averagesFromContributions, type RollupContribution, type RollupStore } from '../../core/rollups.ts';
 
 const DATE_PREFIX = 'd';
 
@@ -15,34 +15,39 @@ const DATE_PREFIX = 'd';
  * the averages outlive the 14-day raw window.
  */
 export function createRollupStore(doc: DynamoDBDocumentClient, table: string): RollupStore {
+  const write = (c: RollupContribution) =>
+    doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: {
+          pk: c.portId,
+          sk: `${c.direction}#${c.mode}#${c.lane}#${c.dayOfWeek}#${String(c.hour).padStart(2, '0')}`,
+        },
+        UpdateExpression:
+          'SET #date = :value, direction = :direction, #mode = :mode, lane = :lane, dayOfWeek = :dow, #hour = :hour',
+        ExpressionAttributeNames: {
+          '#date': `${DATE_PREFIX}${c.localDate}`,
+          '#mode': 'mode',
+          '#hour': 'hour',
+        },
+        ExpressionAttributeValues: {
+          ':value': { s: c.sum, n: c.count },
+          ':direction': c.direction,
+          ':mode': c.mode,
+          ':lane': c.lane,
+          ':dow': c.dayOfWeek,
+          ':hour': c.hour,
+        },
+      }),
+    );
   return {
     async putContributions(contributions) {
-      for (const c of contributions) {
-        await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: {
-              pk: c.portId,
-              sk: `${c.direction}#${c.mode}#${c.lane}#${c.dayOfWeek}#${String(c.hour).padStart(2, '0')}`,
-            },
-            UpdateExpression:
-              'SET #date = :value, direction = :direction, #mode = :mode, lane = :lane, dayOfWeek = :dow, #hour = :hour',
-            ExpressionAttributeNames: {
-              '#date': `${DATE_PREFIX}${c.localDate}`,
-              '#mode': 'mode',
-              '#hour': 'hour',
-            },
-            ExpressionAttributeValues: {
-              ':value': { s: c.sum, n: c.count },
-              ':direction': c.direction,
-              ':mode': c.mode,
-              ':lane': c.lane,
-              ':dow': c.dayOfWeek,
-              ':hour': c.hour,
-            },
-          }),
-        );
-      }
+      // Independent absolute writes: a few in flight at once.
+      let next = 0;
+      const worker = async () => {
+        for (let c = contributions[next++]; c; c = contributions[next++]) await write(c);
+      };
+      await Promise.all(Array.from({ length: 8 }, worker));
     },
     async averages(portId) {
       const buckets: Parameters<typeof averagesFromContributions>[1][number][] = [];
