@@ -1,55 +1,79 @@
 /**
- * `npm run bench -- parse`: parse throughput on the real captures (the largest CBP XML, the CBP
- * bwtnew JSON, the CBSA CSV lines), median of 30 runs, documents/s and readings/s.
+ * `npm run bench -- parse`: parse throughput per feed format, over the real captures of
+ * `../shared/fixtures/feeds/`: the largest CBP XML capture, the CBP `bwtnew` JSON array, and the
+ * English CBSA CSV lines quoted by maplestats-mcp. Prints the median of 30 timed runs (after
+ * warm-up) as documents/s and readings/s.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseCbpJson, parseCbpXml, parseCbsaCsv } from '../../functions/core/feeds/index.ts';
 import type { ParsedFeed } from '../../functions/core/model.ts';
 import { median, timeRuns } from './_stats.ts';
 
-const dir = new URL('../../../shared/fixtures/feeds/', import.meta.url);
-if (!existsSync(dir)) {
+const RUNS = 30;
+const feedsDir = fileURLToPath(new URL('../../../shared/fixtures/feeds/', import.meta.url));
+if (!existsSync(feedsDir)) {
   console.error(
-    `no captures at ${dir.pathname}: this benchmark needs ../shared/fixtures/feeds beside the project`,
+    `parse bench: the real captures are not at ${feedsDir} (a clone without ../shared); nothing to measure.`,
   );
-  process.exit(2);
+  process.exit(1);
 }
-const read = (name: string) => new Uint8Array(readFileSync(new URL(name, dir)));
-const cbsaLines = readFileSync(
-  new URL('cbsa-bwt-eng-fra-csv-lines__maplestats-mcp-test-fixture__2026-10-03__partial.txt', dir),
-  'utf8',
-)
-  .split('\n')
-  .filter((line) => !line.startsWith('#'));
-const english = cbsaLines
-  .slice(
-    0,
-    cbsaLines.findIndex((line, i) => i > 0 && line.startsWith('Bureau')),
-  )
-  .join('\n');
 
-const cases: [string, () => ParsedFeed][] = [
-  [
-    'cbp xml 2022-10-17 (144 KB)',
-    (
-      (b) => () =>
-        parseCbpXml(b, { fetchedAt: Date.parse('2022-10-18T01:15:00Z') })
-    )(read('cbp-bwt-xml__AaronV4ldez-BackOfficePhp__2022-10-17.xml')),
-  ],
-  [
-    'cbp json bwtnew (206 KB)',
-    (
-      (b) => () =>
-        parseCbpJson(b, { fetchedAt: Date.parse('2022-06-29T17:25:15Z') })
-    )(read('cbp-api-bwtnew__WSDOT-GIS-border-crossings__2022-06-29T1725Z.json')),
-  ],
-  ['cbsa csv (en lines)', () => parseCbsaCsv(english, { fetchedAt: Date.parse('2026-10-03T18:00:00Z') })],
-];
+const read = (file: string): Uint8Array => readFileSync(`${feedsDir}${file}`);
 
-for (const [name, parse] of cases) {
-  const readings = parse().readings.length;
-  const ms = median(await timeRuns(parse, 30, 3));
+const largestXml = readdirSync(feedsDir)
+  .filter((file) => file.startsWith('cbp-bwt-xml__') && file.endsWith('.xml'))
+  .sort((a, b) => statSync(`${feedsDir}${b}`).size - statSync(`${feedsDir}${a}`).size)[0];
+const bwtnew = 'cbp-api-bwtnew__WSDOT-GIS-border-crossings__2022-06-29T1725Z.json';
+const maplestats = 'cbsa-bwt-eng-fra-csv-lines__maplestats-mcp-test-fixture__2026-10-03__partial.txt';
+
+/** The English CSV of the maplestats excerpt: its `bwt-eng.csv` block, comment lines dropped, BOM restored. */
+function maplestatsEnglishCsv(): string {
+  const text = new TextDecoder().decode(read(maplestats));
+  const english = text.split('# ---- bwt-fra.csv')[0] ?? '';
+  const lines = english.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  return `\uFEFF${lines.join('\n')}\n`;
+}
+
+interface Case {
+  format: string;
+  source: string;
+  bytes: Uint8Array;
+  parse: (bytes: Uint8Array) => ParsedFeed;
+}
+
+const cases: Case[] = [];
+if (largestXml) {
+  const fetchedAt = Date.parse('2030-01-01T00:00:00Z');
+  cases.push({
+    format: 'cbp-xml',
+    source: largestXml,
+    bytes: read(largestXml),
+    parse: (b) => parseCbpXml(b, { fetchedAt }),
+  });
+}
+cases.push({
+  format: 'cbp-json',
+  source: bwtnew,
+  bytes: read(bwtnew),
+  parse: (bytes) => parseCbpJson(bytes, { fetchedAt: Date.parse('2022-06-29T17:25:15Z') }),
+});
+cases.push({
+  format: 'cbsa-csv',
+  source: `${maplestats} (English lines)`,
+  bytes: new TextEncoder().encode(maplestatsEnglishCsv()),
+  parse: (bytes) => parseCbsaCsv(bytes, { fetchedAt: Date.parse('2026-10-03T18:00:00Z') }),
+});
+
+console.log(`parse bench: median of ${RUNS} runs per format (Node ${process.version})`);
+for (const item of cases) {
+  const result = item.parse(item.bytes);
+  const readings = result.readings.length;
+  const ms = median(await timeRuns(() => item.parse(item.bytes), RUNS, 3));
+  const documentsPerSecond = 1000 / ms;
   console.log(
-    `${name}: median ${ms.toFixed(2)} ms, ${(1000 / ms).toFixed(0)} documents/s, ${((readings * 1000) / ms).toFixed(0)} readings/s (${readings} readings)`,
+    `${item.format.padEnd(9)} ${(item.bytes.length / 1024).toFixed(1).padStart(6)} KB, ${String(result.ports.length).padStart(3)} ports, ` +
+      `${String(readings).padStart(3)} readings: ${ms.toFixed(3)} ms/doc, ` +
+      `${documentsPerSecond.toFixed(0)} documents/s, ${(documentsPerSecond * readings).toFixed(0)} readings/s  [${item.source}]`,
   );
 }

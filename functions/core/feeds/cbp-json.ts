@@ -56,6 +56,6 @@ function documentOf(value: unknown): Omit<CbpDocument, 'format'> {
  * Parses CBP JSON: bytes, text, or an already parsed value. Throws `FeedFormatError` only when it
  * is not JSON (a truncated document included), has none of the known shapes, or has no port.
  */
-export function parseCbpJson(input: unknown, options?: CbpParseOptions): ParsedFeed {
+export function parseCbpJson(input: Uint8Array | string | unknown, options?: CbpParseOptions): ParsedFeed {
   return normalizeCbpDocument({ format: 'cbp-json', ...documentOf(toJsonValue(input)) }, options);
 }

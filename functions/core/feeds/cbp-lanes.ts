@@ -325,7 +325,7 @@ export function readCbpPort(node: unknown): CbpRawPort {
   };
 }
 
-/** A port number as CBP writes it: 6 characters, usually digits, kept as text (quirk 1). */
+/** A port number as CBP writes it (6 characters, usually digits, `l24501`), kept as text (quirk 1). */
 const PORT_NUMBER = /^[A-Za-z0-9]{1,12}$/;
 
 function quote(text: string | null): string {
@@ -333,8 +333,8 @@ function quote(text: string | null): string {
   return JSON.stringify(text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}...` : text);
 }
 
-/** Wall clock -> epoch ms, memoised per document (most lanes of a port share one time). */
-type ZonedResolver = (local: LocalDateTime, timeZone: string) => number;
+/** Wall clock -> epoch ms; the normaliser memoises it per document (a port's lanes share one time). */
+export type ZonedResolver = (local: LocalDateTime, timeZone: string) => number;
 
 function memoisedZonedToUtc(): ZonedResolver {
   const cache = new Map<string, number>();

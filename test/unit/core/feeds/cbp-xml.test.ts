@@ -279,6 +279,16 @@ describe('parseCbpXml on one-off documents', () => {
     );
   });
 
+  it('reads a document with a local flaw (a bare & in a notice), losing nothing else', () => {
+    const xml = bwtXml([
+      portXml({ number: '535502', border: 'Mexican Border', name: 'Brownsville B&M' }),
+      portXml({ number: '070801', passengerStandard: open('At 1:00 am EST') }),
+    ]);
+    const parsed = parseCbpXml(xml, { fetchedAt: BWT_XML_GENERATED_AT });
+    expect(parsed.ports.map((p) => p.name)).toEqual(['Brownsville B&M', 'Test']);
+    expect(readingOf(parsed, '070801', 'passenger', 'standard')?.delayMinutes).toBe(5);
+  });
+
   it('decodes character references', () => {
     const xml = bwtXml([portXml({ number: '070801', name: 'Caf&#233; &amp; Bridge' })]);
     expect(parseCbpXml(xml).ports[0]?.name).toBe('Café & Bridge');
@@ -289,6 +299,10 @@ describe('parseCbpXml on one-off documents', () => {
     ['plain text', 'Service Unavailable'],
     ['JSON', '[{"port_number":"070801"}]'],
     ['truncated XML', bwtXml([portXml({ number: '070801' })]).slice(0, 400)],
+    [
+      'XML cut at a tag boundary',
+      `${bwtXml([portXml({ number: '070801' }), portXml({ number: '070803' })]).split('</port>')[0]}</port>`,
+    ],
     ['an HTML error page', '<html><body><h1>502 Bad Gateway</h1></body></html>'],
     ['a CBP RSS feed', "<?xml version='1.0'?><rss version='2.0'><channel><title>CBP</title></channel></rss>"],
     ['a root with no port', bwtXml([])],
