@@ -1,7 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FeedFormatError } from '../../../../functions/core/errors.ts';
 import { parseCbpJson } from '../../../../functions/core/feeds/cbp-json.ts';
-import { at, lanesPerPort, ownFixture, readingOf } from './cbp-fixtures.ts';
+import {
+  at,
+  lanesPerPort,
+  ownFixture,
+  readingOf,
+  sharedFeedsDir,
+  sharedFeedsMissing,
+  sharedFeedsPresent,
+} from './cbp-fixtures.ts';
+
+const SINGLE_CAPTURE =
+  'cbp-api-bwtpublicmod-300401__WSDOT-GIS-border-crossings-postman__2022-07-01T0042Z.json';
+/** The real bwtpublicmod/300401 capture, read from ../shared (never copied into the project). */
+const singleCapture = () => readFileSync(join(sharedFeedsDir, SINGLE_CAPTURE));
 
 const text = (name: string) => new TextDecoder().decode(ownFixture(name));
 
@@ -111,21 +126,24 @@ describe('parseCbpJson: Spanish bwtpublicmod (test/fixtures/cbp/bwtpublicmod-es.
 });
 
 describe('parseCbpJson: single bwtpublicmod/{n} object and the PHP conversion', () => {
-  it('reads the single port object of bwtpublicmod/300401', () => {
-    const feed = parseCbpJson(ownFixture('bwtpublicmod-300401.json'), {
-      fetchedAt: at('2022-07-01T00:42:13Z'),
-    });
-    expect(feed.ports.map((p) => p.portId)).toEqual(['300401']);
-    expect(feed.generatedAt).toBe('2022-07-01T00:42:13Z');
-    expect(readingOf(feed, '300401', 'commercial', 'standard')).toMatchObject({
-      status: 'open',
-      delayMinutes: 20,
-      lanesOpen: 2,
-      maxLanes: 3,
-      observedAt: '2022-07-01T00:00:00Z',
-    });
-    expect(feed.readings.length + feed.rejects.length).toBe(7);
-  });
+  it.skipIf(!sharedFeedsPresent)(
+    `reads the single port object of bwtpublicmod/300401 (${sharedFeedsMissing} if absent)`,
+    () => {
+      const feed = parseCbpJson(new Uint8Array(singleCapture()), {
+        fetchedAt: at('2022-07-01T00:42:13Z'),
+      });
+      expect(feed.ports.map((p) => p.portId)).toEqual(['300401']);
+      expect(feed.generatedAt).toBe('2022-07-01T00:42:13Z');
+      expect(readingOf(feed, '300401', 'commercial', 'standard')).toMatchObject({
+        status: 'open',
+        delayMinutes: 20,
+        lanesOpen: 2,
+        maxLanes: 3,
+        observedAt: '2022-07-01T00:00:00Z',
+      });
+      expect(feed.readings.length + feed.rejects.length).toBe(7);
+    },
+  );
 
   const php = parseCbpJson(ownFixture('bwt-php.json'), { fetchedAt: at('2023-11-10T06:55:05Z') });
 
@@ -185,18 +203,21 @@ describe('parseCbpJson input forms and unusable documents', () => {
     expect(parseCbpJson(`\uFEFF${new TextDecoder().decode(bytes)}`, options)).toEqual(fromBytes);
   });
 
-  it('reads numbers where CBP writes strings, and ignores null and boolean values', () => {
-    const value = JSON.parse(text('bwtpublicmod-300401.json'));
-    value.commercial_vehicle_lanes.standard_lanes.delay_minutes = 20;
-    value.commercial_vehicle_lanes.standard_lanes.lanes_open = null;
-    value.construction_notice = false;
-    const feed = parseCbpJson(value, { fetchedAt: at('2022-07-01T00:42:13Z') });
-    expect(readingOf(feed, '300401', 'commercial', 'standard')).toMatchObject({
-      delayMinutes: 20,
-      lanesOpen: null,
-    });
-    expect(feed.ports[0]?.notice).toBeNull();
-  });
+  it.skipIf(!sharedFeedsPresent)(
+    'reads numbers where CBP writes strings, and ignores null and boolean values',
+    () => {
+      const value = JSON.parse(singleCapture().toString('utf8'));
+      value.commercial_vehicle_lanes.standard_lanes.delay_minutes = 20;
+      value.commercial_vehicle_lanes.standard_lanes.lanes_open = null;
+      value.construction_notice = false;
+      const feed = parseCbpJson(value, { fetchedAt: at('2022-07-01T00:42:13Z') });
+      expect(readingOf(feed, '300401', 'commercial', 'standard')).toMatchObject({
+        delayMinutes: 20,
+        lanesOpen: null,
+      });
+      expect(feed.ports[0]?.notice).toBeNull();
+    },
+  );
 
   it.each([
     ['truncated JSON', text('bwtnew-quirks.json').slice(0, 4370)],
