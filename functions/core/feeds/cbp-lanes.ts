@@ -25,6 +25,7 @@ import {
   offsetMinutesAt,
   previousDay,
   toIsoSeconds,
+  utcToZoned,
   ZONE_ABBREVIATION_OFFSETS,
   ZONE_FOR_ABBREVIATION,
   zonedToUtc,
@@ -394,6 +395,8 @@ export function resolveObservedAt(updateTime: string | null, context: ObservedAt
   const local: LocalDateTime = { ...date, hour: time.hour, minute: time.minute };
   let epochMs = resolve(local, timeZone);
   if (epochMs > context.referenceMs + CLOCK_TOLERANCE_MS) epochMs = resolve(previousDay(local), timeZone);
+  // In the autumn overlap a wall time names two instants; the printed label says which one.
+  epochMs = instantNamedByLabel(epochMs, timeZone, printedOffset);
   // A summer/winter label one hour off (or Arizona's PST) is CBP's habit; more than that means
   // the catalogue zone and the feed disagree about where the port is.
   const actualOffset = offsetMinutesAt(epochMs, timeZone);
@@ -412,6 +415,21 @@ export function resolveObservedAt(updateTime: string | null, context: ObservedAt
     };
   }
   return { ok: true, epochMs };
+}
+
+/**
+ * The other instant with the same wall-clock time, when the zone really was at the printed offset
+ * then (1:30 EST after 1:30 EDT on the first Sunday of November); else `epochMs` unchanged. A label
+ * that is merely wrong for the season (or Arizona's PST) names no such instant.
+ */
+function instantNamedByLabel(epochMs: number, timeZone: string, printedOffset: number): number {
+  const actualOffset = offsetMinutesAt(epochMs, timeZone);
+  if (actualOffset === printedOffset) return epochMs;
+  const other = epochMs + (actualOffset - printedOffset) * 60_000;
+  if (offsetMinutesAt(other, timeZone) !== printedOffset) return epochMs;
+  const a = utcToZoned(epochMs, timeZone);
+  const b = utcToZoned(other, timeZone);
+  return a.day === b.day && a.hour === b.hour && a.minute === b.minute ? other : epochMs;
 }
 
 /**

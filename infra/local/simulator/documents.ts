@@ -27,13 +27,17 @@ import {
 export interface DocumentOptions {
   /** Only the first N ports (CBP) or offices (CBSA): a valid document that has lost most ports. */
   maxPorts?: number;
+  /** Only these port ids (a smaller world for long fast-clock runs). */
+  onlyPorts?: ReadonlySet<string>;
 }
 
 /** The zone of CBP's XML header (`last_updated_date`/`last_updated_time`). */
 const CBP_HEADER_TIME_ZONE = 'America/New_York';
 
-function portsOf<T>(ports: readonly T[], options: DocumentOptions): readonly T[] {
-  return options.maxPorts === undefined ? ports : ports.slice(0, Math.max(0, options.maxPorts));
+function portsOf<T extends { id: string }>(ports: readonly T[], options: DocumentOptions): readonly T[] {
+  const only = options.onlyPorts;
+  const kept = only === undefined ? ports : ports.filter((port) => only.has(port.id));
+  return options.maxPorts === undefined ? kept : kept.slice(0, Math.max(0, options.maxPorts));
 }
 
 const pad2 = (value: number): string => String(value).padStart(2, '0');

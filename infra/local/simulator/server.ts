@@ -42,6 +42,8 @@ export interface SimulatorOptions {
   host?: string;
   /** Where simulated time comes from (default the system clock); `setClock` replaces it. */
   clock?: SimulatorClock;
+  /** Only these port ids in every document (default: the whole catalogue). */
+  ports?: readonly string[];
 }
 
 /** A running simulator. */
@@ -166,6 +168,7 @@ function streamOversized(response: ServerResponse, sample: Buffer, total: number
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   let clock: SimulatorClock = options.clock ?? { now: () => Date.now() };
   const faults = new Map<SimulatedFeed, Fault>();
+  const world: DocumentOptions = options.ports ? { onlyPorts: new Set(options.ports) } : {};
 
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
     const path = new URL(request.url ?? '/', 'http://simulator').pathname;
@@ -222,7 +225,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         send(request, response, 200, { 'content-type': route.contentType }, Buffer.alloc(0));
         return;
       case 'truncated': {
-        const body = route.build(atMs, {});
+        const body = route.build(atMs, world);
         send(
           request,
           response,
@@ -238,12 +241,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           response.end();
           return;
         }
-        streamOversized(response, route.build(atMs, {}), fault.bytes);
+        streamOversized(response, route.build(atMs, world), fault.bytes);
         return;
       default:
         break;
     }
-    const body = route.build(atMs, fault?.kind === 'few-ports' ? { maxPorts: fault.ports } : {});
+    const body = route.build(atMs, fault?.kind === 'few-ports' ? { ...world, maxPorts: fault.ports } : world);
     const etag = etagOf(body);
     const lastModified = route.lastModified(atMs);
     const headers = {

@@ -237,6 +237,29 @@ describe('resolveObservedAt (quirk 7)', () => {
     expect(result.ok ? toIsoSeconds(result.epochMs) : result).toBe(iso);
   });
 
+  it.each<[string, string, string, string]>([
+    ['At 1:30 am EDT', 'America/New_York', '2026-11-01T05:30:00Z', 'first 1:30 (daylight)'],
+    ['At 1:30 am EST', 'America/New_York', '2026-11-01T06:30:00Z', 'second 1:30 (standard)'],
+    ['At 1:05 am CST', 'America/Chicago', '2026-11-01T07:05:00Z', 'Chicago, second pass'],
+    ['At 1:55 am MDT', 'America/Denver', '2026-11-01T07:55:00Z', 'Denver, first pass'],
+    ['At 1:00 am PST', 'America/Los_Angeles', '2026-11-01T09:00:00Z', 'Los Angeles, second pass'],
+    ['At 1:30 am PST', 'America/Phoenix', '2026-11-01T08:30:00Z', 'Arizona PST label names no overlap'],
+    ['At 1:30 am EST', 'America/Detroit', '2026-11-01T06:30:00Z', 'Detroit, second pass'],
+  ])('in the repeated autumn hour, %j in %s is %s (%s)', (updateTime, timeZone, iso) => {
+    const generatedAt = at('2026-11-01T10:00:00Z');
+    const result = resolveObservedAt(updateTime, context('11/1/2026', timeZone, generatedAt));
+    expect(result.ok ? toIsoSeconds(result.epochMs) : result).toBe(iso);
+  });
+
+  it.each<[string, string, string]>([
+    ['At 1:59 am EST', 'America/New_York', '2026-03-08T06:59:00Z'],
+    ['At 3:00 am EDT', 'America/New_York', '2026-03-08T07:00:00Z'],
+    ['At 3:00 am CDT', 'America/Chicago', '2026-03-08T08:00:00Z'],
+  ])('around the spring gap, %j in %s is %s', (updateTime, timeZone, iso) => {
+    const result = resolveObservedAt(updateTime, context('3/8/2026', timeZone, at('2026-03-08T12:00:00Z')));
+    expect(result.ok ? toIsoSeconds(result.epochMs) : result).toBe(iso);
+  });
+
   it('rolls Derby Line "At 7:00 am EST" under 01:55 ET back to the previous day', () => {
     const result = resolveObservedAt(
       'At 7:00 am EST',
