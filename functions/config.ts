@@ -21,6 +21,7 @@ const tableNames = {
   [TABLES.health.envVar]: z.string().min(3).default(TABLES.health.name),
   [TABLES.keys.envVar]: z.string().min(3).default(TABLES.keys.name),
   [TABLES.limits.envVar]: z.string().min(3).default(TABLES.limits.name),
+  [TABLES.alerts.envVar]: z.string().min(3).default(TABLES.alerts.name),
   [BUCKETS.data.envVar]: z.string().min(3).default(BUCKETS.data.name),
 } as const;
 
@@ -40,6 +41,59 @@ export const ApiConfigSchema = EndpointsSchema.extend({
   PUBLIC_RATE_LIMIT_PER_MINUTE: positiveInt(120),
 });
 
+const flag = z
+  .enum(['true', 'false', '1', '0'])
+  .default('false')
+  .transform((value) => value === 'true' || value === '1');
+
+/** Webhook delivery of alert firings (ingest function). */
+const WebhookSchema = z.object({
+  /** Test-only: lets webhooks reach loopback and private addresses over plain HTTP. */
+  ALERT_WEBHOOK_ALLOW_PRIVATE: flag,
+  ALERT_WEBHOOK_ATTEMPTS: positiveInt(4),
+  /** First retry delay; each further retry doubles it. */
+  ALERT_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(0).default(1_000),
+  ALERT_WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
+});
+
+export const IngestWithAlertsConfigSchema = IngestConfigSchema.extend(WebhookSchema.shape);
+
+const commaList = z
+  .string()
+  .default('')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
+
+export const McpConfigSchema = EndpointsSchema.extend({
+  ...tableNames,
+  /** The public URL of the MCP endpoint: the OAuth resource, the default audience. */
+  MCP_RESOURCE_URL: z.url().default('http://127.0.0.1:3000/mcp'),
+  /** The authorization server (issuer) of the access tokens. */
+  MCP_OAUTH_ISSUER: z.url().default('http://127.0.0.1:3001'),
+  /** Expected `aud`; defaults to MCP_RESOURCE_URL. */
+  MCP_OAUTH_AUDIENCE: z.string().min(1).optional(),
+  /** JWKS of the issuer; discovered from its metadata when unset. */
+  MCP_OAUTH_JWKS_URL: optionalUrl,
+  /** Claim carrying the user's plan (`pro`, `business`); without it, scopes alone decide. */
+  MCP_TIER_CLAIM: z.string().min(1).default('tier'),
+  /** Host names a request may name in `Host` (empty: no check, as behind CloudFront). */
+  MCP_ALLOWED_HOSTS: commaList,
+  /** Host names a browser `Origin` may have (the resource's own host is always allowed). */
+  MCP_ALLOWED_ORIGINS: commaList,
+  MCP_MAX_BODY_BYTES: positiveInt(256 * 1024),
+  MCP_UPGRADE_URL: z.url().default('https://border-waits.dev/plans'),
+  /** Exports at most this large are returned inline; larger ones as a short-lived S3 link. */
+  EXPORT_INLINE_MAX_BYTES: positiveInt(16 * 1024),
+  EXPORT_URL_TTL_SECONDS: positiveInt(900),
+  /** Test-only: lets alerts name loopback and private webhook URLs over plain HTTP. */
+  ALERT_WEBHOOK_ALLOW_PRIVATE: flag,
+});
+
+export type McpConfig = z.infer<typeof McpConfigSchema>;
 export type IngestConfig = z.infer<typeof IngestConfigSchema>;
 export type ApiConfig = z.infer<typeof ApiConfigSchema>;
 

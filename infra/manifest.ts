@@ -41,6 +41,18 @@ export interface RouteSpec {
   readonly static?: boolean;
 }
 
+/**
+ * A route of the HTTP API (payload format 2.0), not of the REST API: REST proxy integrations rename
+ * a function's `WWW-Authenticate` to `x-amzn-Remapped-WWW-Authenticate`, which breaks the MCP
+ * OAuth challenge. CloudFront sends these paths (a behaviour each) straight to the HTTP API.
+ */
+export interface HttpRouteSpec {
+  /** Exact path, or a prefix ending in `*` (CloudFront path pattern). */
+  readonly path: string;
+  readonly methods: readonly string[];
+  readonly function: string;
+}
+
 export interface ScheduleSpec {
   readonly name: string;
   readonly function: string;
@@ -91,6 +103,13 @@ export const TABLES = {
     envVar: 'TABLE_LIMITS',
     description: 'Fixed-window request counters per key and per client IP',
   },
+  alerts: {
+    name: 'alerts',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    envVar: 'TABLE_ALERTS',
+    description: 'MCP Pro alerts: pk = owner (token subject), sk = alert id; recent firings inside',
+  },
 } as const satisfies Record<string, TableSpec>;
 
 export const BUCKETS = {
@@ -112,9 +131,16 @@ export const FUNCTIONS = {
     entry: 'functions/handlers/ingest.ts',
     memoryMb: 512,
     timeoutSeconds: 50,
-    tables: { observations: 'readWrite', latest: 'readWrite', rollups: 'readWrite', health: 'readWrite' },
+    tables: {
+      observations: 'readWrite',
+      latest: 'readWrite',
+      rollups: 'readWrite',
+      health: 'readWrite',
+      alerts: 'readWrite',
+    },
     buckets: { data: 'readWrite' },
-    description: 'One ingest cycle per source: fetch, parse, store, roll up, publish, record health',
+    description:
+      'One ingest cycle per source: fetch, parse, store, roll up, publish, evaluate alerts, record health',
   },
   api: {
     name: 'api',
@@ -132,6 +158,15 @@ export const FUNCTIONS = {
     buckets: { data: 'read' },
     description: 'The /api/v1 views for keyed and dynamic requests',
   },
+  mcp: {
+    name: 'mcp',
+    entry: 'functions/handlers/mcp.ts',
+    memoryMb: 512,
+    timeoutSeconds: 15,
+    tables: { observations: 'read', latest: 'read', rollups: 'read', alerts: 'readWrite' },
+    buckets: { data: 'readWrite' },
+    description: 'The /mcp endpoint (MCP Streamable HTTP, stateless) and its OAuth resource metadata',
+  },
 } as const satisfies Record<string, FunctionSpec>;
 
 export const ROUTES: readonly RouteSpec[] = [
@@ -142,6 +177,22 @@ export const ROUTES: readonly RouteSpec[] = [
   { path: '/api/v1/openapi.json', methods: ['GET', 'HEAD'], function: 'api' },
   { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },
 ];
+
+/** Served by the HTTP API (see `HttpRouteSpec`); the edge sends them there before its function runs. */
+export const HTTP_ROUTES: readonly HttpRouteSpec[] = [
+  { path: '/mcp', methods: ['POST', 'GET', 'DELETE'], function: 'mcp' },
+  { path: '/.well-known/oauth-protected-resource*', methods: ['GET', 'HEAD'], function: 'mcp' },
+];
+
+/** Whether `pathname` belongs to an HTTP API route (CloudFront path-pattern semantics). */
+export function isHttpRoutePath(pathname: string): boolean {
+  return HTTP_ROUTES.some((route) =>
+    route.path.endsWith('*') ? pathname.startsWith(route.path.slice(0, -1)) : pathname === route.path,
+  );
+}
+
+/** Exports written by the mcp function live under this prefix of the data bucket (expired by a lifecycle rule). */
+export const EXPORTS_PREFIX = 'exports/';
 
 export const SCHEDULES = {
   ingest: {

@@ -1,8 +1,12 @@
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
+import { TABLES } from '../../infra/manifest.ts';
+import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
 import { createStores } from '../adapters/stores.ts';
-import { IngestConfigSchema, parseConfig } from '../config.ts';
+import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
+import { IngestWithAlertsConfigSchema, parseConfig } from '../config.ts';
+import { evaluateAlerts } from '../core/alerts.ts';
 import { runIngestCycle, type SourceOutcome } from '../core/ingest.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
 
@@ -11,7 +15,7 @@ export function createIngestHandler(
   env: Record<string, string | undefined>,
   options: { clock?: Clock; log?: (line: string) => void } = {},
 ) {
-  const config = parseConfig(IngestConfigSchema, env);
+  const config = parseConfig(IngestWithAlertsConfigSchema, env);
   const clock = options.clock ?? systemClock;
   const stores = createStores(config, clock);
   const feed = { timeoutMs: config.FEED_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES };
@@ -20,9 +24,21 @@ export function createIngestHandler(
     createHttpFeedSource({ source: 'cbsa', url: config.CBSA_FEED_URL, ...feed }),
   ];
   const log = options.log ?? ((line: string) => console.log(line));
-  return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(() =>
-    runIngestCycle({ ...stores, sources, clock, log }),
-  );
+  const alerts = createAlertStore(stores.dynamo, String(config[TABLES.alerts.envVar]));
+  const delivery = createWebhookDelivery({
+    allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
+    attempts: config.ALERT_WEBHOOK_ATTEMPTS,
+    backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
+    timeoutMs: config.ALERT_WEBHOOK_TIMEOUT_MS,
+  });
+  return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(async () => {
+    const outcomes = await runIngestCycle({ ...stores, sources, clock, log });
+    // After the cycle, on whatever the latest readings now are: stale ones never fire.
+    await evaluateAlerts({ alerts, latest: stores.latest, delivery, clock, log }).catch((error: unknown) =>
+      log(`alerts: evaluation failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    return outcomes;
+  });
 }
 
 let cached: ReturnType<typeof createIngestHandler> | undefined;

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROBLEM_BASE } from '../../functions/http/problem.ts';
 import { loadViewerRequest, toCfRequest } from '../edge/load.ts';
-import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS } from '../manifest.ts';
+import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, isHttpRoutePath } from '../manifest.ts';
 
 const FORWARDED_REQUEST_HEADERS = ['if-none-match', 'if-modified-since', 'range'];
 const KEPT_RESPONSE_HEADERS = [
@@ -23,6 +23,11 @@ export interface EdgeDeps {
   s3Endpoint: string;
   /** Handles requests the function sends to the API origin. */
   api: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+  /**
+   * Handles the paths of the HTTP API (`/mcp`, OAuth resource metadata): CloudFront has a
+   * behaviour for each, so neither the viewer-request function nor the REST API sees them.
+   */
+  http?: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   /** Serves a site path when the site bucket has no such object (local builds, for example). */
   log: (line: string) => void;
 }
@@ -79,6 +84,10 @@ export function createEdge(deps: EdgeDeps) {
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://edge.local');
+    if (deps.http && isHttpRoutePath(url.pathname)) {
+      await deps.http(req, res, url);
+      return;
+    }
     const outcome = viewerRequest(
       toCfRequest(req.method ?? 'GET', url, req.headers),
       req.socket.remoteAddress,

@@ -5,13 +5,15 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
 import type { SourceOutcome } from '../../functions/core/ingest.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
 import { createApiHandler } from '../../functions/handlers/api.ts';
 import { createIngestHandler } from '../../functions/handlers/ingest.ts';
-import { FUNCTIONS, ROUTES, SCHEDULES } from '../manifest.ts';
+import { createMcpHandler } from '../../functions/handlers/mcp.ts';
+import { FUNCTIONS, HTTP_ROUTES, ROUTES, SCHEDULES } from '../manifest.ts';
+import { type DevIdp, startDevIdp } from './dev-idp.ts';
 import { createTables, publishEndpoints, startDynamoOwner, unpublishEndpoints } from './dynamo.ts';
 import { createEdge } from './edge.ts';
 import {
@@ -22,6 +24,7 @@ import {
   toRestEvent,
   writeResult,
 } from './gateway.ts';
+import { type HttpApiHandler, invokeHttpApi } from './http-api.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { startS3 } from './s3.ts';
 import { uploadSite } from './site-upload.ts';
@@ -35,6 +38,11 @@ export interface LocalOptions {
   cbsaFeedUrl?: string;
   /** Seconds between scheduled ingests; 0 turns the schedule off (tests call `ingestNow`). */
   ingestIntervalSeconds?: number;
+  /**
+   * Port of the development IdP (oidc-provider); default: the next port after `port`, or any free
+   * port when `port` is 0. Not started when the environment names an external MCP_OAUTH_ISSUER.
+   */
+  idpPort?: number;
   /** Extra environment for the functions (limits, timeouts, IdP settings). */
   env?: Record<string, string>;
   clock?: Clock;
@@ -45,6 +53,12 @@ export interface LocalService {
   url: string;
   dataDir: string;
   endpoints: { dynamodb: string; s3: string };
+  /** The MCP endpoint (the OAuth protected resource). */
+  mcpUrl: string;
+  /** The authorization server the MCP endpoint trusts. */
+  issuer: string;
+  /** The development IdP, when this runtime started one. */
+  idp: DevIdp | null;
   /** Runs one ingest cycle now (the scheduled function, invoked as EventBridge would). */
   ingestNow(): Promise<SourceOutcome[]>;
   /** Deletes expired items, as DynamoDB's TTL eventually would. */
@@ -134,7 +148,24 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     writeResult(res, result, request.method);
   }
 
-  const edge = createEdge({ s3Endpoint: s3.endpoint, api, log });
+  // Bound after the server listens: the resource URL (and the IdP's audience) carry the real port.
+  let mcpHandler: HttpApiHandler | undefined;
+  async function http(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const route = HTTP_ROUTES.find((r) => (r.path.endsWith('*') ? true : r.path === url.pathname));
+    if (!mcpHandler || !route) {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end('{"message":"Service Unavailable"}');
+      return;
+    }
+    await invokeHttpApi(mcpHandler, req, res, url, {
+      functionName: FUNCTIONS.mcp.name,
+      timeoutSeconds: FUNCTIONS.mcp.timeoutSeconds,
+      routeKey: `${req.method ?? 'GET'} ${route.path}`,
+      log,
+    });
+  }
+
+  const edge = createEdge({ s3Endpoint: s3.endpoint, api, http, log });
   const server = createServer((req, res) => {
     edge(req, res).catch((error: unknown) => {
       log(`edge error: ${error instanceof Error ? error.stack : String(error)}`);
@@ -157,7 +188,27 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   });
   const address = server.address() as AddressInfo;
   const url = `http://${options.host ?? '127.0.0.1'}:${address.port}`;
-  await publishEndpoints(dataDir, { dynamodb: dynamo.endpoint, s3: s3.endpoint, url });
+  const mcpUrl = `${url}/mcp`;
+  const externalIssuer = env.MCP_OAUTH_ISSUER;
+  const idp = externalIssuer
+    ? null
+    : await startDevIdp({
+        resource: mcpUrl,
+        host: options.host ?? '127.0.0.1',
+        port: options.idpPort ?? (address.port === 0 || !options.port ? 0 : address.port + 1),
+        persistDir: join(dataDir, 'dev-idp'),
+      });
+  const issuer = externalIssuer ?? (idp as DevIdp).issuer;
+  mcpHandler = createMcpHandler(
+    {
+      MCP_ALLOWED_HOSTS: `127.0.0.1,localhost,[::1]`,
+      ...env,
+      MCP_RESOURCE_URL: env.MCP_RESOURCE_URL ?? mcpUrl,
+      MCP_OAUTH_ISSUER: issuer,
+    },
+    clock,
+  ) as unknown as HttpApiHandler;
+  await publishEndpoints(dataDir, { dynamodb: dynamo.endpoint, s3: s3.endpoint, url, issuer, mcp: mcpUrl });
 
   const timers: NodeJS.Timeout[] = [];
   const interval = options.ingestIntervalSeconds ?? SCHEDULES.ingest.rateSeconds;
@@ -183,6 +234,9 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     url,
     dataDir,
     endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint },
+    mcpUrl,
+    issuer,
+    idp,
     ingestNow,
     sweep: () => sweepExpired(sweepClient, clock.now()),
     async stop() {
@@ -195,6 +249,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
         server.closeAllConnections();
       });
       sweepClient.destroy();
+      await idp?.close();
       await unpublishEndpoints(dataDir);
       await s3.close();
       await dynamo.close();

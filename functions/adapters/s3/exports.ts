@@ -1,0 +1,25 @@
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+
+export interface ExportStore {
+  /** Stores `body` under `key` and returns a GET URL valid for `ttlSeconds`. */
+  publish(key: string, body: string, contentType: string, ttlSeconds: number): Promise<string>;
+}
+
+/** Exports in the data bucket, handed out as presigned GET URLs (a lifecycle rule expires them). */
+export function createExportStore(s3: S3Client, bucket: string): ExportStore {
+  return {
+    async publish(key, body, contentType, ttlSeconds) {
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: body,
+          ContentType: contentType,
+          CacheControl: 'private, no-store',
+        }),
+      );
+      return getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: ttlSeconds });
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { BUCKETS, TABLES } from '../../infra/manifest.ts';
+import { createAlertStore } from '../adapters/dynamo/alerts.ts';
+import { createExportStore } from '../adapters/s3/exports.ts';
+import { createStores } from '../adapters/stores.ts';
+import { McpConfigSchema, parseConfig } from '../config.ts';
+import { createReadApi } from '../core/read-api.ts';
+import { type Clock, systemClock } from '../core/stores.ts';
+import { httpApiEventToRequest, responseToHttpApiResult } from '../http/http-api-event.ts';
+import { createMcpApp } from '../mcp/app.ts';
+import { createJwtVerifier, resourceMetadataUrlOf } from '../mcp/auth.ts';
+
+/** The `/mcp` app for a given environment: built once per cold start (JWKS cache included). */
+export function createMcpWebApp(env: Record<string, string | undefined>, clock: Clock = systemClock) {
+  const config = parseConfig(McpConfigSchema, env);
+  const stores = createStores(config, clock);
+  const auth = {
+    resourceUrl: config.MCP_RESOURCE_URL,
+    resourceMetadataUrl: resourceMetadataUrlOf(config.MCP_RESOURCE_URL),
+    issuer: config.MCP_OAUTH_ISSUER,
+    audience: config.MCP_OAUTH_AUDIENCE ?? config.MCP_RESOURCE_URL,
+    jwksUrl: config.MCP_OAUTH_JWKS_URL,
+    tierClaim: config.MCP_TIER_CLAIM,
+  };
+  return createMcpApp({
+    auth,
+    verifier: createJwtVerifier(auth),
+    allowedHosts: config.MCP_ALLOWED_HOSTS,
+    allowedOrigins: config.MCP_ALLOWED_ORIGINS,
+    maxBodyBytes: config.MCP_MAX_BODY_BYTES,
+    tools: {
+      readApi: createReadApi({ documents: stores.documents, observations: stores.observations, clock }),
+      clock,
+      alerts: createAlertStore(stores.dynamo, String(config[TABLES.alerts.envVar])),
+      exports: createExportStore(stores.s3, String(config[BUCKETS.data.envVar])),
+      settings: {
+        upgradeUrl: config.MCP_UPGRADE_URL,
+        exportInlineMaxBytes: config.EXPORT_INLINE_MAX_BYTES,
+        exportUrlTtlSeconds: config.EXPORT_URL_TTL_SECONDS,
+        allowPrivateWebhooks: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
+      },
+      newId: () => randomUUID(),
+    },
+  });
+}
+
+/** The mcp function behind the HTTP API (payload 2.0), for a given environment. */
+export function createMcpHandler(env: Record<string, string | undefined>, clock: Clock = systemClock) {
+  const app = createMcpWebApp(env, clock);
+  const publicOrigin = new URL(parseConfig(McpConfigSchema, env).MCP_RESOURCE_URL).origin;
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().handler(async (event) =>
+    responseToHttpApiResult(await app(httpApiEventToRequest(event, publicOrigin))),
+  );
+}
+
+let cached: ReturnType<typeof createMcpHandler> | undefined;
+
+/** The Lambda entry point, configured from `process.env` on the first call. */
+export const handler = (event: APIGatewayProxyEventV2, context: Context) => {
+  cached ??= createMcpHandler(process.env);
+  return cached(event, context);
+};

@@ -1,0 +1,128 @@
+/**
+ * The `/mcp` endpoint as `Request -> Response`: Protected Resource Metadata, Host and Origin
+ * checks, POST only, a body-size cap, the OAuth gate, then the SDK. Modern (2026-07-28) requests
+ * go through `createMcpHandler`; legacy (2025-06-18, 2025-11-25) ones through a stateless
+ * transport answering plain JSON, so a buffered Lambda never waits on a stream.
+ */
+import {
+  type AuthInfo,
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isLegacyRequest,
+  type OAuthTokenVerifier,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { type AuthSettings, authGate, protectedResourceMetadata } from './auth.ts';
+import { createMcpServer } from './create-mcp-server.ts';
+import type { ToolDeps } from './tool-kit.ts';
+
+export interface McpAppOptions {
+  auth: AuthSettings;
+  verifier: OAuthTokenVerifier;
+  tools: ToolDeps;
+  /** Empty: no Host check (behind CloudFront the Host is the origin's). */
+  allowedHosts: readonly string[];
+  /** Host names a browser Origin may have, besides the resource's own. */
+  allowedOrigins: readonly string[];
+  maxBodyBytes: number;
+  log?: (line: string) => void;
+}
+
+const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
+
+export function createMcpApp(options: McpAppOptions): (request: Request) => Promise<Response> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const mcpPath = new URL(options.auth.resourceUrl).pathname;
+  const metadata = protectedResourceMetadata(options.auth);
+  const origins = new Set([new URL(options.auth.resourceUrl).hostname, ...options.allowedOrigins]);
+  const build = () => createMcpServer(options.tools);
+  // Modern leg only ('reject'); the legacy leg below answers JSON instead of SSE bodies.
+  const modern = createMcpHandler(build, {
+    legacy: 'reject',
+    responseMode: 'json',
+    maxSubscriptions: 0,
+    maxRequestBodySize: options.maxBodyBytes,
+    onerror: (error) => log(`mcp: ${error.message}`),
+  });
+
+  async function legacy(request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown) {
+    const server = build();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, { ...(authInfo ? { authInfo } : {}), parsedBody });
+    } finally {
+      await server.close();
+    }
+  }
+
+  return async (request) => {
+    const { pathname } = new URL(request.url);
+    if (pathname.startsWith('/.well-known/oauth-protected-resource')) {
+      // The path-inserted document (RFC 9728 section 3.1) and the root one describe the same resource.
+      if (
+        pathname !== '/.well-known/oauth-protected-resource' &&
+        pathname !== `/.well-known/oauth-protected-resource${mcpPath}`
+      ) {
+        return Response.json({ error: 'not_found' }, { status: 404 });
+      }
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } });
+      }
+      return Response.json(metadata, {
+        headers: { 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' },
+      });
+    }
+    if (pathname !== mcpPath) return jsonRpcError(404, -32601, 'Not found');
+    if (options.allowedHosts.length > 0) {
+      const rejected = hostHeaderValidationResponse(request, [...options.allowedHosts]);
+      if (rejected) return rejected;
+    }
+    const origin = request.headers.get('origin');
+    if (origin !== null) {
+      let host: string | null = null;
+      try {
+        host = new URL(origin).hostname;
+      } catch {
+        host = null;
+      }
+      // DNS rebinding and cross-site pages: a browser Origin must be one we serve.
+      if (host === null || !origins.has(host)) return jsonRpcError(403, -32000, 'Origin not allowed');
+    }
+    if (request.method !== 'POST') {
+      return jsonRpcError(
+        405,
+        -32000,
+        'Method not allowed: this endpoint is stateless and answers POST only.',
+        {
+          allow: 'POST',
+        },
+      );
+    }
+    const declared = Number(request.headers.get('content-length') ?? '0');
+    if (declared > options.maxBodyBytes) return jsonRpcError(413, -32600, 'Request body too large');
+    const text = await request.text();
+    if (Buffer.byteLength(text, 'utf8') > options.maxBodyBytes) {
+      return jsonRpcError(413, -32600, 'Request body too large');
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined; // the SDK answers the parse error
+    }
+    const gate = await authGate(request, body, options.verifier, options.auth);
+    if (gate instanceof Response) return gate;
+    const forward = new Request(request.url, { method: 'POST', headers: request.headers, body: text });
+    if (body !== undefined && (await isLegacyRequest(forward, body)))
+      return legacy(forward, gate.authInfo, body);
+    return modern.fetch(forward, {
+      ...(gate.authInfo ? { authInfo: gate.authInfo } : {}),
+      ...(body !== undefined ? { parsedBody: body } : {}),
+    });
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * One `McpServer` per request (stateless; the SDK refuses to reuse an instance). Every caller sees
+ * the same tool list, in the same order, so `tools/list` is publicly cacheable; the tier tools say
+ * what they need and the gate in front answers 401/403 when they are called.
+ */
+import { McpServer } from '@modelcontextprotocol/server';
+import type { ToolDeps } from './tool-kit.ts';
+import { registerBestTimeToCross } from './tools/best-time-to-cross.ts';
+import { registerCompareCrossings } from './tools/compare-crossings.ts';
+import { registerCreateAlert } from './tools/create-alert.ts';
+import { registerDeleteAlert } from './tools/delete-alert.ts';
+import { registerExportObservations } from './tools/export-observations.ts';
+import { registerGetCurrentWaits } from './tools/get-current-waits.ts';
+import { registerGetWaitHistory } from './tools/get-wait-history.ts';
+import { registerListAlerts } from './tools/list-alerts.ts';
+import { registerSearchCrossings } from './tools/search-crossings.ts';
+
+export const SERVER_INFO = { name: 'border-waits', title: 'US land border wait times', version: '0.1.0' };
+
+const REGISTRARS = [
+  registerSearchCrossings,
+  registerGetCurrentWaits,
+  registerCompareCrossings,
+  registerBestTimeToCross,
+  registerCreateAlert,
+  registerListAlerts,
+  registerDeleteAlert,
+  registerGetWaitHistory,
+  registerExportObservations,
+];
+
+export function createMcpServer(deps: ToolDeps): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    instructions:
+      'Wait times at US land ports of entry (CBP into the US, CBSA into Canada). Start with search_crossings ' +
+      'to find a port id. Every reading carries its own observedAt and freshness; say how old a number is. ' +
+      'Alerts need a Pro plan, history and exports a Business plan (OAuth sign-in).',
+    // listChanged false: a 2026 client would otherwise open subscriptions/listen, a stream that
+    // never ends and would hold a buffered Lambda until its timeout.
+    capabilities: { tools: { listChanged: false } },
+    cacheHints: {
+      'tools/list': { ttlMs: 600_000, cacheScope: 'public' },
+      'server/discover': { ttlMs: 600_000, cacheScope: 'public' },
+    },
+  });
+  for (const register of REGISTRARS) register(server, deps);
+  return server;
+}

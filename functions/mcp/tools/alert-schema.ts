@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import type { Alert } from '../../core/alerts.ts';
+import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
+
+/** An alert as its owner sees it (never the webhook secret). */
+export const AlertViewSchema = z.object({
+  id: z.string(),
+  portId: z.string(),
+  direction: z.enum(DIRECTIONS),
+  mode: z.enum(MODES),
+  lane: z.enum(LANES),
+  comparison: z.enum(['below', 'above']),
+  thresholdMinutes: z.number(),
+  cooldownMinutes: z.number(),
+  webhookUrl: z.string().nullable(),
+  createdAt: z.string(),
+  lastFiredAt: z.string().nullable(),
+  firings: z.array(
+    z.object({
+      firedAt: z.string(),
+      delayMinutes: z.number(),
+      observedAt: z.string(),
+      delivery: z.object({
+        status: z.enum(['delivered', 'failed', 'no-webhook']),
+        attempts: z.number().int(),
+        error: z.string().nullable(),
+      }),
+    }),
+  ),
+});
+
+export function alertView(alert: Alert): z.input<typeof AlertViewSchema> {
+  const { owner: _owner, webhookSecret: _secret, lastFiredObservedAt: _last, ...view } = alert;
+  return view;
+}

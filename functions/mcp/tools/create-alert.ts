@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { webhookUrlProblem } from '../../adapters/webhook/deliver.ts';
+import { type Alert, MAX_ALERTS_PER_OWNER } from '../../core/alerts.ts';
+import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
+import { PortIdSchema } from '../../core/queries.ts';
+import {
+  findPublishedPort,
+  guarded,
+  ok,
+  requireScope,
+  type ToolRegistrar,
+  toolError,
+  unknownPort,
+} from '../tool-kit.ts';
+import { AlertViewSchema, alertView } from './alert-schema.ts';
+
+const InputSchema = z.object({
+  port_id: PortIdSchema,
+  direction: z.enum(DIRECTIONS).describe('into-us (CBP) or into-canada (CBSA)'),
+  mode: z.enum(MODES).default('passenger'),
+  lane: z.enum(LANES).default('standard'),
+  comparison: z
+    .enum(['below', 'above'])
+    .default('below')
+    .describe('Fire when the wait drops below or rises above'),
+  threshold_minutes: z.number().int().min(0).max(1440).describe('Threshold in minutes'),
+  cooldown_minutes: z
+    .number()
+    .int()
+    .min(5)
+    .max(10080)
+    .default(60)
+    .describe('Minimum minutes between two firings, default 60'),
+  webhook_url: z
+    .string()
+    .url()
+    .max(2000)
+    .optional()
+    .describe('HTTPS URL that receives each firing as a signed JSON POST; leave out to only record firings'),
+});
+
+const OutputSchema = z.object({
+  generatedAt: z.string(),
+  alert: AlertViewSchema,
+  webhookSecret: z
+    .string()
+    .nullable()
+    .describe('HMAC-SHA256 key of the webhook-signature header; shown only now'),
+  signature: z.string().describe('How to verify a delivery'),
+});
+
+export const registerCreateAlert: ToolRegistrar = (server, deps) => {
+  server.registerTool(
+    'create_alert',
+    {
+      title: 'Create a wait-time alert',
+      description:
+        'Watch one crossing lane for a wait (minutes) below or above a threshold. Evaluated after every ingest ' +
+        '(about each minute); fires only on fresh readings (at most 75 min old), at most once per cooldown; ' +
+        'each firing is recorded (see list_alerts) and, with webhook_url, POSTed as JSON signed with ' +
+        'HMAC-SHA256. Requires a Pro plan (sign-in, scope "alerts").',
+      inputSchema: InputSchema,
+      outputSchema: OutputSchema,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    async (input, ctx) =>
+      guarded(async () => {
+        const owner = requireScope(ctx.http?.authInfo, 'alerts', deps.settings.upgradeUrl);
+        if (typeof owner !== 'string') return owner;
+        const port = await findPublishedPort(deps.readApi, input.port_id);
+        if (!port) return unknownPort(input.port_id);
+        if (!port.directions.includes(input.direction)) {
+          return toolError(
+            `${port.name} has no ${input.direction} wait times; it has ${port.directions.join(', ')}.`,
+          );
+        }
+        if (input.webhook_url) {
+          const problem = webhookUrlProblem(input.webhook_url, deps.settings.allowPrivateWebhooks);
+          if (problem) return toolError(`${problem}.`);
+        }
+        const existing = await deps.alerts.listByOwner(owner);
+        if (existing.length >= MAX_ALERTS_PER_OWNER) {
+          return toolError(
+            `You have ${existing.length} alerts, the most allowed; delete one with delete_alert first.`,
+          );
+        }
+        const nowIso = new Date(deps.clock.now()).toISOString();
+        const secret = input.webhook_url ? `whsec_${randomBytes(24).toString('base64url')}` : null;
+        const alert: Alert = {
+          id: `al_${deps.newId()}`,
+          owner: owner,
+          portId: port.id,
+          direction: input.direction,
+          mode: input.mode,
+          lane: input.lane,
+          comparison: input.comparison,
+          thresholdMinutes: input.threshold_minutes,
+          cooldownMinutes: input.cooldown_minutes,
+          webhookUrl: input.webhook_url ?? null,
+          webhookSecret: secret,
+          createdAt: nowIso,
+          lastFiredAt: null,
+          lastFiredObservedAt: null,
+          firings: [],
+        };
+        await deps.alerts.put(alert);
+        return ok(
+          OutputSchema,
+          {
+            generatedAt: nowIso,
+            alert: alertView(alert),
+            webhookSecret: secret,
+            signature:
+              'Header webhook-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with webhookSecret>',
+          },
+          `Alert ${alert.id} created: ${port.name} ${alert.direction} ${alert.mode} ${alert.lane} ${alert.comparison} ${alert.thresholdMinutes} min.`,
+        );
+      }),
+  );
+};

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { searchCrossings } from '../../core/crossings.ts';
+import { BORDERS, DIRECTIONS } from '../../core/model.ts';
+import { PortsQuerySchema } from '../../core/queries.ts';
+import { guarded, loadPorts, ok, READ_ONLY, type ToolRegistrar } from '../tool-kit.ts';
+
+const InputSchema = PortsQuerySchema.extend({
+  query: z
+    .string()
+    .min(1)
+    .max(80)
+    .optional()
+    .describe(
+      'Words to match in the port name, crossing, US city or the twin city across (e.g. "tijuana", "peace arch")',
+    ),
+  state: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'a two-letter US state code')
+    .optional()
+    .describe('US state of the crossing, two letters (e.g. TX)'),
+  near: z
+    .object({
+      lat: z.number().min(-90).max(90).describe('Latitude, decimal degrees'),
+      lon: z.number().min(-180).max(180).describe('Longitude, decimal degrees'),
+      radius_km: z
+        .number()
+        .positive()
+        .max(2000)
+        .default(100)
+        .describe('Search radius in kilometres, default 100'),
+    })
+    .optional()
+    .describe('Only crossings with a known location within the radius, nearest first'),
+  limit: z.number().int().min(1).max(100).default(20).describe('Most crossings to return, default 20'),
+});
+
+const CrossingSchema = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  crossing: z.string().nullable(),
+  border: z.enum(BORDERS),
+  state: z.string(),
+  city: z.string(),
+  twinCity: z.string().nullable(),
+  timeZone: z.string(),
+  location: z.object({ lat: z.number(), lon: z.number() }).nullable(),
+  directions: z.array(z.enum(DIRECTIONS)),
+  distanceKm: z.number().nullable().describe('Kilometres from the given point (near searches only)'),
+});
+
+const OutputSchema = z.object({
+  generatedAt: z.string(),
+  source: z.string(),
+  count: z.number().int(),
+  crossings: z.array(CrossingSchema),
+});
+
+export const registerSearchCrossings: ToolRegistrar = (server, deps) => {
+  server.registerTool(
+    'search_crossings',
+    {
+      title: 'Search border crossings',
+      description:
+        'Find US land ports of entry on the Mexican (mx) and Canadian (ca) borders by name, city or twin city, ' +
+        'US state, border, or near a latitude/longitude. Returns ids and slugs for the other tools, time zones ' +
+        'and locations (null when no public source gives one). Static catalogue data, no wait times. ' +
+        'Anonymous: no sign-in needed.',
+      inputSchema: InputSchema,
+      outputSchema: OutputSchema,
+      annotations: READ_ONLY,
+    },
+    async (input) =>
+      guarded(async () => {
+        const ports = await loadPorts(deps.readApi);
+        const crossings = searchCrossings(ports, {
+          query: input.query,
+          border: input.border,
+          state: input.state,
+          near: input.near && { lat: input.near.lat, lon: input.near.lon, radiusKm: input.near.radius_km },
+          limit: input.limit,
+        });
+        return ok(
+          OutputSchema,
+          {
+            generatedAt: new Date(deps.clock.now()).toISOString(),
+            source: 'port catalogue (CBP port list, CBSA offices)',
+            count: crossings.length,
+            crossings,
+          },
+          crossings.length === 0
+            ? 'No crossing matches; try fewer words, another spelling, or a wider radius.'
+            : `${crossings.length} crossing(s): ${crossings
+                .slice(0, 5)
+                .map((c) => `${c.name} (${c.id}${c.distanceKm === null ? '' : `, ${c.distanceKm} km`})`)
+                .join('; ')}${crossings.length > 5 ? '; ...' : ''}`,
+        );
+      }),
+  );
+};
