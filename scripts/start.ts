@@ -22,6 +22,11 @@ for (const name of [
   'PUBLIC_RATE_LIMIT_PER_MINUTE',
   'FEED_TIMEOUT_MS',
   'FEED_MAX_BYTES',
+  'MCP_OAUTH_ISSUER',
+  'MCP_OAUTH_AUDIENCE',
+  'MCP_OAUTH_JWKS_URL',
+  'MCP_RESOURCE_URL',
+  'MCP_TIER_CLAIM',
 ]) {
   const value = env[name];
   if (value !== undefined) functionEnv[name] = value;
@@ -35,10 +40,14 @@ try {
     cbpFeedUrl: simulator?.cbpXmlUrl ?? env.CBP_FEED_URL,
     cbsaFeedUrl: simulator?.cbsaEnUrl ?? env.CBSA_FEED_URL,
     ingestIntervalSeconds: intervalSeconds,
+    ...(env.DEV_IDP_PORT ? { idpPort: Number(env.DEV_IDP_PORT) } : {}),
     env: functionEnv,
   });
   console.log(`border waits ${demo ? '(demo feeds from the simulator) ' : ''}serving on ${service.url}`);
   console.log(`  ${service.url}/api/v1/port-current?include=ports`);
+  console.log(
+    `  MCP: ${service.mcpUrl} (OAuth issuer ${service.issuer}${service.idp ? ', development IdP' : ''})`,
+  );
   console.log(`  data under ${service.dataDir}; stop with Ctrl-C`);
   const shutdown = async () => {
     await service.stop();
