@@ -3,7 +3,7 @@
  * failing with every bad key listed. Adapters never read `process.env`.
  */
 import { z } from 'zod';
-import { BUCKETS, TABLES } from '../infra/manifest.ts';
+import { BUCKETS, LIMITS, TABLES } from '../infra/manifest.ts';
 
 const optionalUrl = z.url().optional();
 
@@ -37,8 +37,10 @@ export const IngestConfigSchema = EndpointsSchema.extend({
 
 export const ApiConfigSchema = EndpointsSchema.extend({
   ...tableNames,
-  KEY_RATE_LIMIT_PER_MINUTE: positiveInt(60),
-  PUBLIC_RATE_LIMIT_PER_MINUTE: positiveInt(120),
+  KEY_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.keyPerMinute),
+  PUBLIC_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.publicPerMinute),
+  /** Key requests (the request-a-key form) per client IP per hour. */
+  KEY_REQUESTS_PER_HOUR: positiveInt(LIMITS.keyRequestsPerHour),
 });
 
 const flag = z

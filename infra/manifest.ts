@@ -176,7 +176,24 @@ export const ROUTES: readonly RouteSpec[] = [
   { path: '/api/v1/wait-observations', methods: ['GET', 'HEAD'], function: 'api' },
   { path: '/api/v1/openapi.json', methods: ['GET', 'HEAD'], function: 'api' },
   { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },
+  // The request-a-key form (outside the read-only /api/v1).
+  { path: '/keys/requests', methods: ['POST'], function: 'api' },
 ];
+
+/**
+ * Default request limits (DESIGN.md section 5). The api function reads the first three from
+ * KEY_RATE_LIMIT_PER_MINUTE, PUBLIC_RATE_LIMIT_PER_MINUTE and KEY_REQUESTS_PER_HOUR; the edge
+ * limit is the WAF rate rule (the local edge reads EDGE_RATE_LIMIT_PER_MINUTE).
+ */
+export const LIMITS = {
+  keyPerMinute: 60,
+  publicPerMinute: 120,
+  keyRequestsPerHour: 5,
+  edgePerMinute: 300,
+} as const;
+
+/** `RateLimit-Policy` of API Gateway's own responses (401 from the authorizer, 5xx): a static header. */
+export const GATEWAY_RATELIMIT_POLICY = `"key";q=${LIMITS.keyPerMinute};w=60, "ip";q=${LIMITS.publicPerMinute};w=60`;
 
 /** Served by the HTTP API (see `HttpRouteSpec`); the edge sends them there before its function runs. */
 export const HTTP_ROUTES: readonly HttpRouteSpec[] = [
@@ -213,6 +230,8 @@ export const DATA_PATH_PREFIXES = ['/v1/', '/rss.xml', '/rss/'] as const;
 export const EDGE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'ETag, Last-Modified, Retry-After, RateLimit, RateLimit-Policy, Link',
+  // The WAF's per-IP rule that covers everything the CDN serves (IETF draft syntax).
+  'ratelimit-policy': `"edge";q=${LIMITS.edgePerMinute};w=60`,
   link: '<https://border-waits.dev/>; rel="author"',
   'x-content-type-options': 'nosniff',
   'strict-transport-security': 'max-age=63072000; includeSubDomains',

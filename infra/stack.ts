@@ -64,6 +64,7 @@ import {
   DATA_PATH_PREFIXES,
   EDGE_RESPONSE_HEADERS,
   FUNCTIONS,
+  GATEWAY_RATELIMIT_POLICY,
   ROUTES,
   SCHEDULES,
   TABLES,
@@ -78,7 +79,7 @@ export const STATIC_VIEW_PATTERNS = [
   '/api/v1/port-hourly-averages*',
 ];
 /** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
-export const API_PATTERNS = ['/api/*', '/mcp*', '/.well-known/*'];
+export const API_PATTERNS = ['/api/*', '/keys/*', '/mcp*', '/.well-known/*'];
 /** Not-found page for S3 403/404 (S3 answers 403 for a missing key without ListBucket). */
 export const NOT_FOUND_KEY = 'errors/not-found.json';
 /**
@@ -324,6 +325,8 @@ export class BorderWaitsStack extends Stack {
           'Content-Type': "'application/problem+json'",
           'Access-Control-Allow-Origin': "'*'",
           ...(status === 429 ? { 'Retry-After': "'1'" } : {}),
+          // Every response carries the policy (DESIGN.md section 5), API Gateway's own ones too.
+          'RateLimit-Policy': `'${GATEWAY_RATELIMIT_POLICY}'`,
         },
         templates: {
           'application/json': `{"type":"https://border-waits.dev/problems/${problemType}","title":"${title}"${statusMember},"detail":$context.error.messageString,"instance":"$context.path"}`,

@@ -1,10 +1,16 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { LIMITS, TABLES } from '../../infra/manifest.ts';
+import { createKeyStore } from '../adapters/dynamo/keys.ts';
+import { createLimitStore } from '../adapters/dynamo/limits.ts';
 import { createStores } from '../adapters/stores.ts';
 import { ApiConfigSchema, parseConfig } from '../config.ts';
 import { createReadApi } from '../core/read-api.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
+import { type AccessPolicies, createAccess } from '../http/access.ts';
 import { createApiRouter } from '../http/api-router.ts';
+import { createKeyRequestHandler } from '../http/key-requests.ts';
+import { buildOpenApi } from '../http/openapi.ts';
 import { problemFromError } from '../http/problem.ts';
 import { problemResponse } from '../http/respond.ts';
 
@@ -13,7 +19,26 @@ export function createApiHandler(env: Record<string, string | undefined>, clock:
   const config = parseConfig(ApiConfigSchema, env);
   const stores = createStores(config, clock);
   const readApi = createReadApi({ documents: stores.documents, observations: stores.observations, clock });
-  const route = createApiRouter({ readApi, log: (line) => console.error(line) });
+  const keys = createKeyStore(stores.dynamo, config[TABLES.keys.envVar]);
+  const policies: AccessPolicies = {
+    key: { name: 'key', quota: config.KEY_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+    public: { name: 'ip', quota: config.PUBLIC_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+    keyRequests: { name: 'key-requests', quota: config.KEY_REQUESTS_PER_HOUR, windowSeconds: 3600 },
+  };
+  const access = createAccess({
+    keys,
+    limits: createLimitStore(stores.dynamo, config[TABLES.limits.envVar]),
+    clock,
+    policies,
+  });
+  const openApi = buildOpenApi({ ...policies, edgePerMinute: LIMITS.edgePerMinute });
+  const route = createApiRouter({
+    readApi,
+    access,
+    keyRequests: createKeyRequestHandler({ requests: keys, clock }),
+    openApi: () => openApi,
+    log: (line) => console.error(line),
+  });
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use({
       onError: async (request) => {

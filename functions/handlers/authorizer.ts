@@ -1,22 +1,32 @@
 /**
  * API Gateway REQUEST authorizer (apiKeySourceType AUTHORIZER). A request without `x-api-key` is
- * public and is metered under the shared public usage key; a key is looked up by its sha256 hex
- * hash (keys are stored only as hashes) and, if live, metered under its own usage key (the hash,
- * registered as an API Gateway API key when the key is issued). Unknown or revoked: 401.
+ * public and is metered under the shared public usage key; a key is checked by the core (format and
+ * checksum, then the SHA-256 digest lookup, compared in constant time) and, if live, metered under
+ * its own usage key (the digest, registered as an API Gateway API key when the key is issued).
+ * Unknown, revoked or garbled: 401. The local gateway runs this same factory before the api.
  */
-import { createHash } from 'node:crypto';
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { createDocumentClient } from '../adapters/dynamo/client.ts';
+import { createKeyStore } from '../adapters/dynamo/keys.ts';
+import { checkKey, type KeyStore } from '../core/keys.ts';
 
-const client = new DynamoDBClient({});
-const table = process.env.TABLE_KEYS ?? 'api-keys';
-const publicUsageKey = process.env.PUBLIC_USAGE_KEY ?? 'public-usage-key-not-configured';
-
-export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+export interface AuthorizerDeps {
+  keys: Pick<KeyStore, 'getByHash'>;
+  publicUsageKey: string;
 }
 
-function allow(event: APIGatewayRequestAuthorizerEvent, principal: string, usageKey: string) {
+/** What the api function finds in `requestContext.authorizer` (context values are strings). */
+export interface AuthorizerContext {
+  keyId: string;
+  account: string;
+}
+
+function allow(
+  event: APIGatewayRequestAuthorizerEvent,
+  principal: string,
+  usageKey: string,
+  context?: AuthorizerContext,
+) {
   // Caching is off (TTL 0), so the policy may cover the whole stage.
   const stageArn = event.methodArn.split('/').slice(0, 2).join('/');
   return {
@@ -26,18 +36,31 @@ function allow(event: APIGatewayRequestAuthorizerEvent, principal: string, usage
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${stageArn}/*` }],
     },
+    ...(context ? { context: { ...context } } : {}),
   } satisfies APIGatewayAuthorizerResult;
 }
 
+export function createAuthorizer(deps: AuthorizerDeps) {
+  return async function authorize(event: APIGatewayRequestAuthorizerEvent) {
+    const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-api-key');
+    // A present but empty header is a (bad) key, not an anonymous request: never a fall-back to public.
+    if (header === undefined || header[1] === undefined) return allow(event, 'public', deps.publicUsageKey);
+    const check = await checkKey(deps.keys, header[1]);
+    // Throwing 'Unauthorized' is API Gateway's contract for a 401 (gateway response UNAUTHORIZED).
+    if (!check.ok) throw new Error('Unauthorized');
+    return allow(event, `key:${check.record.id}`, check.record.hash, {
+      keyId: check.record.id,
+      account: check.record.account,
+    });
+  };
+}
+
+let cached: ReturnType<typeof createAuthorizer> | undefined;
+
 export async function handler(event: APIGatewayRequestAuthorizerEvent) {
-  const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-api-key');
-  const key = header?.[1];
-  if (!key) return allow(event, 'public', publicUsageKey);
-  const hash = hashKey(key);
-  const out = await client.send(
-    new GetItemCommand({ TableName: table, Key: { pk: { S: `KEY#${hash}` }, sk: { S: 'KEY' } } }),
-  );
-  // Throwing 'Unauthorized' is API Gateway's contract for a 401 (gateway response UNAUTHORIZED).
-  if (!out.Item || out.Item.revokedAt) throw new Error('Unauthorized');
-  return allow(event, `key:${hash.slice(0, 12)}`, hash);
+  cached ??= createAuthorizer({
+    keys: createKeyStore(createDocumentClient({}), process.env.TABLE_KEYS ?? 'api-keys'),
+    publicUsageKey: process.env.PUBLIC_USAGE_KEY ?? 'public-usage-key-not-configured',
+  });
+  return cached(event);
 }

@@ -10,26 +10,64 @@ import {
   parseQuery,
 } from '../core/queries.ts';
 import type { ReadApi, ReadResult } from '../core/read-api.ts';
+import type { Access } from './access.ts';
+import { acceptedResponse, type createKeyRequestHandler } from './key-requests.ts';
 import { problem, problemFromError } from './problem.ts';
 import { jsonResponse, problemResponse, queryParams, strongEtag } from './respond.ts';
+
+export const KEY_REQUESTS_PATH = '/keys/requests';
 
 export interface ApiRouterDeps {
   readApi: ReadApi;
   /** The OpenAPI document, served at `/api/v1/openapi.json`. */
   openApi?: () => unknown;
+  /** Key check and limits; every request passes it first. */
+  access?: Access;
+  /** `POST /keys/requests`. */
+  keyRequests?: ReturnType<typeof createKeyRequestHandler>;
   log?: (line: string) => void;
 }
 
-function render(event: APIGatewayProxyEvent, result: ReadResult): APIGatewayProxyResult {
-  if (result.kind === 'document') return jsonResponse(event, result.document);
-  const body = JSON.stringify(result.body);
-  return jsonResponse(event, {
-    body,
-    etag: strongEtag(body),
-    lastModified: result.lastModified,
-    cacheControl: result.cacheControl,
-  });
+/**
+ * Keyed answers are per caller: `private`, so no shared cache (CloudFront included) keeps them and
+ * every keyed request is counted.
+ */
+function privateCache(cacheControl: string): string {
+  return cacheControl
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => !/^(public|s-maxage=|stale-)/.test(part))
+    .concat('private')
+    .join(', ');
 }
+
+function render(
+  event: APIGatewayProxyEvent,
+  result: ReadResult,
+  headers: Record<string, string>,
+  keyed: boolean,
+): APIGatewayProxyResult {
+  const document =
+    result.kind === 'document'
+      ? result.document
+      : (() => {
+          const body = JSON.stringify(result.body);
+          return {
+            body,
+            etag: strongEtag(body),
+            lastModified: result.lastModified,
+            cacheControl: result.cacheControl,
+          };
+        })();
+  return jsonResponse(
+    event,
+    keyed ? { ...document, cacheControl: privateCache(document.cacheControl) } : document,
+    headers,
+  );
+}
+
+/** The document changes only with a deployment; a fixed date keeps its validators stable. */
+const OPENAPI_LAST_MODIFIED = new Date(Date.UTC(2026, 10, 1)).toUTCString();
 
 export function createApiRouter(deps: ApiRouterDeps) {
   const routes: Record<string, (params: Record<string, string>) => Promise<ReadResult>> = {
@@ -41,13 +79,30 @@ export function createApiRouter(deps: ApiRouterDeps) {
 
   return async function route(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
     const path = event.path.length > 1 ? event.path.replace(/\/+$/, '') : event.path;
+    let limit: Record<string, string> = {};
     try {
+      let keyed = false;
+      if (deps.access) {
+        const outcome = await deps.access(event, path === KEY_REQUESTS_PATH ? 'key-requests' : 'api');
+        limit = outcome.headers;
+        if (!outcome.admitted) {
+          return problemResponse(event, outcome.problem, { ...limit, 'cache-control': 'no-store' });
+        }
+        keyed = outcome.keyId !== null;
+      }
+      if (path === KEY_REQUESTS_PATH && deps.keyRequests) {
+        const outcome = await deps.keyRequests(event);
+        if ('problem' in outcome)
+          return problemResponse(event, outcome.problem, { ...limit, ...outcome.headers });
+        return acceptedResponse(outcome.body, limit);
+      }
       const openApi = path === '/api/v1/openapi.json' ? deps.openApi : undefined;
       const handler = routes[path];
       if (!handler && !openApi) {
         return problemResponse(
           event,
           problem(404, 'not-found', 'Not found', `no such path: ${path}; see /api/v1/openapi.json`, path),
+          limit,
         );
       }
       if (event.httpMethod !== 'GET' && event.httpMethod !== 'HEAD') {
@@ -60,24 +115,28 @@ export function createApiRouter(deps: ApiRouterDeps) {
             'The data API is read-only: GET and HEAD only',
             path,
           ),
-          { allow: 'GET, HEAD' },
+          { ...limit, allow: 'GET, HEAD' },
         );
       }
       if (openApi) {
         const body = JSON.stringify(openApi());
-        return jsonResponse(event, {
-          body,
-          etag: strongEtag(body),
-          lastModified: new Date(0).toUTCString(),
-          cacheControl: 'public, max-age=3600',
-        });
+        return jsonResponse(
+          event,
+          {
+            body,
+            etag: strongEtag(body),
+            lastModified: OPENAPI_LAST_MODIFIED,
+            cacheControl: 'public, max-age=3600',
+          },
+          limit,
+        );
       }
-      return render(event, await (handler as NonNullable<typeof handler>)(queryParams(event)));
+      return render(event, await (handler as NonNullable<typeof handler>)(queryParams(event)), limit, keyed);
     } catch (error: unknown) {
       const value = problemFromError(error, path);
       if (value.status >= 500)
         deps.log?.(`api error path=${path} ${error instanceof Error ? error.stack : String(error)}`);
-      return problemResponse(event, value);
+      return problemResponse(event, value, limit);
     }
   };
 }

@@ -73,6 +73,11 @@ function handler(event) {
     cf.selectRequestOriginById(API_ORIGIN);
     return request;
   }
+  // The request-a-key form posts here (the api function stores requests).
+  if (uri === '/keys/requests') {
+    cf.selectRequestOriginById(API_ORIGIN);
+    return request;
+  }
   if (uri.indexOf('/api/') !== 0) return sitePage(request);
 
   // A key means the keyed API: metered, same bodies, never the CDN copy.

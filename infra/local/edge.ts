@@ -5,9 +5,32 @@
  * the distribution's custom error response makes it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { consume, type LimitPolicy, type LimitStore, limitHeaders } from '../../functions/core/limits.ts';
+import { type Clock, systemClock } from '../../functions/core/stores.ts';
 import { PROBLEM_BASE } from '../../functions/http/problem.ts';
 import { loadViewerRequest, toCfRequest } from '../edge/load.ts';
-import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, isHttpRoutePath } from '../manifest.ts';
+import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, isHttpRoutePath, LIMITS } from '../manifest.ts';
+
+/**
+ * In-memory fixed-window counters for the local edge's per-IP limit on what it serves itself
+ * (static views, their 400s). In AWS the WAF rate rule on the distribution does this (by IP, 60 s
+ * windows, approximately), so the service needs no shared store for it.
+ */
+export function createMemoryLimitStore(): LimitStore {
+  const counts = new Map<string, number>();
+  let window = 0;
+  return {
+    async hit(subject, windowStartSeconds) {
+      if (windowStartSeconds !== window) {
+        counts.clear();
+        window = windowStartSeconds;
+      }
+      const count = (counts.get(subject) ?? 0) + 1;
+      counts.set(subject, count);
+      return count;
+    },
+  };
+}
 
 const FORWARDED_REQUEST_HEADERS = ['if-none-match', 'if-modified-since', 'range'];
 const KEPT_RESPONSE_HEADERS = [
@@ -30,12 +53,28 @@ export interface EdgeDeps {
   http?: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   /** Serves a site path when the site bucket has no such object (local builds, for example). */
   log: (line: string) => void;
+  /** Requests per client IP per minute the edge serves itself (the WAF rule's limit in AWS). */
+  edgePerMinute?: number;
+  clock?: Clock;
 }
 
 export function createEdge(deps: EdgeDeps) {
   const viewerRequest = loadViewerRequest();
 
-  async function fromS3(req: IncomingMessage, res: ServerResponse, uri: string): Promise<void> {
+  const clock = deps.clock ?? systemClock;
+  const limits = createMemoryLimitStore();
+  const policy: LimitPolicy = {
+    name: 'edge',
+    quota: deps.edgePerMinute ?? LIMITS.edgePerMinute,
+    windowSeconds: 60,
+  };
+
+  async function fromS3(
+    req: IncomingMessage,
+    res: ServerResponse,
+    uri: string,
+    limit: Record<string, string> = {},
+  ): Promise<void> {
     const data = DATA_PATH_PREFIXES.some((prefix) => uri.startsWith(prefix));
     const bucket = data ? BUCKETS.data.name : BUCKETS.site.name;
     const key = uri;
@@ -48,7 +87,7 @@ export function createEdge(deps: EdgeDeps) {
       method: req.method === 'HEAD' ? 'HEAD' : 'GET',
       headers,
     });
-    const out: Record<string, string> = { ...EDGE_RESPONSE_HEADERS };
+    const out: Record<string, string> = { ...EDGE_RESPONSE_HEADERS, ...limit };
     if (upstream.status === 404 || upstream.status === 403) {
       await upstream.body?.cancel();
       const body = JSON.stringify({
@@ -88,12 +127,45 @@ export function createEdge(deps: EdgeDeps) {
       await deps.http(req, res, url);
       return;
     }
+    // CloudFront sets CloudFront-Viewer-Address itself, replacing any value a client sent.
+    const ip = req.socket.remoteAddress ?? 'unknown';
+    req.headers['cloudfront-viewer-address'] = `${ip}:${req.socket.remotePort ?? 0}`;
     const outcome = viewerRequest(
       toCfRequest(req.method ?? 'GET', url, req.headers),
       req.socket.remoteAddress,
     );
+    const servedHere =
+      outcome.kind === 'response' ||
+      (outcome.originId !== 'api' &&
+        DATA_PATH_PREFIXES.some((prefix) => outcome.request.uri.startsWith(prefix)));
+    let limit: Record<string, string> = {};
+    if (servedHere) {
+      const decision = await consume(limits, policy, `IP#${ip}`, clock.now());
+      limit = limitHeaders(decision);
+      if (!decision.admitted) {
+        res.writeHead(429, {
+          ...EDGE_RESPONSE_HEADERS,
+          ...limit,
+          'content-type': 'application/problem+json',
+          'cache-control': 'no-store',
+        });
+        res.end(
+          req.method === 'HEAD'
+            ? undefined
+            : JSON.stringify({
+                type: `${PROBLEM_BASE}rate-limited`,
+                title: 'Too many requests',
+                status: 429,
+                detail: `More than ${policy.quota} requests in 60 seconds from this address; retry after ${decision.resetSeconds} s.`,
+                instance: url.pathname,
+                'violated-policies': [policy.name],
+              }),
+        );
+        return;
+      }
+    }
     if (outcome.kind === 'response') {
-      const headers: Record<string, string> = { ...EDGE_RESPONSE_HEADERS };
+      const headers: Record<string, string> = { ...EDGE_RESPONSE_HEADERS, ...limit };
       for (const [name, value] of Object.entries(outcome.response.headers ?? {})) headers[name] = value.value;
       res.writeHead(outcome.response.statusCode, headers);
       res.end(req.method === 'HEAD' ? undefined : (outcome.response.body ?? ''));
@@ -120,6 +192,6 @@ export function createEdge(deps: EdgeDeps) {
       );
       return;
     }
-    await fromS3(req, res, outcome.request.uri);
+    await fromS3(req, res, outcome.request.uri, limit);
   };
 }

@@ -1,13 +1,58 @@
 /**
- * The local API Gateway (REST v1 proxy integration): builds the event API Gateway would send,
- * calls the handler, and validates its result as API Gateway does (a malformed result is a 502
- * `{"message": "Internal server error"}`). It also reproduces REST's header remapping: a Lambda's
- * `WWW-Authenticate` reaches the client as `x-amzn-Remapped-WWW-Authenticate`.
+ * The local API Gateway (REST v1 proxy integration): runs the REQUEST authorizer first (as the
+ * stage's methods do), builds the event API Gateway would send, calls the handler, and validates
+ * its result as API Gateway does (a malformed result is a 502). Its own errors are the stack's
+ * gateway responses (problem+json, infra/stack.ts). It also reproduces REST's header remapping: a
+ * Lambda's `WWW-Authenticate` reaches the client as `x-amzn-Remapped-WWW-Authenticate`.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { GATEWAY_RATELIMIT_POLICY } from '../manifest.ts';
 import { lambdaContext } from './lambda-context.ts';
+
+/** What a REQUEST authorizer returns (the parts the gateway uses). */
+export interface AuthorizerVerdict {
+  principalId: string;
+  usageIdentifierKey?: string;
+  context?: Record<string, string | number | boolean>;
+}
+
+export type Authorize = (event: APIGatewayRequestAuthorizerEvent) => Promise<AuthorizerVerdict>;
+
+/**
+ * A gateway response as the stack configures it: problem+json from the mapping template
+ * `{"type":…,"title":…,"status":…,"detail":$context.error.messageString,"instance":"$context.path"}`.
+ */
+export function gatewayResponse(
+  status: number,
+  type: string,
+  title: string,
+  message: string,
+  path: string,
+  withStatus = true,
+): APIGatewayProxyResult {
+  return {
+    statusCode: status,
+    headers: {
+      'content-type': 'application/problem+json',
+      'access-control-allow-origin': '*',
+      'ratelimit-policy': GATEWAY_RATELIMIT_POLICY,
+    },
+    body: JSON.stringify({
+      type: `https://border-waits.dev/problems/${type}`,
+      title,
+      ...(withStatus ? { status } : {}),
+      detail: message,
+      instance: `/prod${path}`,
+    }),
+  };
+}
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -43,8 +88,10 @@ export async function readBody(req: IncomingMessage, limit = 6 * 1024 * 1024): P
 export function toRestEvent(
   request: GatewayRequest,
   resource: string,
-  apiKey: string | null,
+  verdict: AuthorizerVerdict | null,
 ): APIGatewayProxyEvent {
+  // With apiKeySourceType AUTHORIZER, identity.apiKey is the usage key the authorizer returned.
+  const apiKey = verdict?.usageIdentifierKey ?? null;
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -81,7 +128,9 @@ export function toRestEvent(
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
-      authorizer: apiKey ? { usageIdentifierKey: apiKey } : null,
+      authorizer: verdict
+        ? { principalId: verdict.principalId, integrationLatency: 0, ...verdict.context }
+        : null,
       protocol: 'HTTP/1.1',
       httpMethod: request.method,
       identity: {
@@ -109,6 +158,43 @@ export function toRestEvent(
       resourcePath: resource,
     },
   };
+}
+
+/**
+ * Runs the REQUEST authorizer on the request as API Gateway would (caching off, no identity
+ * sources): its verdict, or the gateway response that ends the request (`Unauthorized` is 401,
+ * any other failure 500).
+ */
+export async function runAuthorizer(
+  authorize: Authorize,
+  event: APIGatewayProxyEvent,
+  log: (line: string) => void,
+): Promise<{ verdict: AuthorizerVerdict } | { result: APIGatewayProxyResult }> {
+  const authorizerEvent = {
+    ...event,
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/prod/${event.httpMethod}${event.path}`,
+  } as unknown as APIGatewayRequestAuthorizerEvent;
+  try {
+    return { verdict: await authorize(authorizerEvent) };
+  } catch (error: unknown) {
+    if (error instanceof Error && error.message === 'Unauthorized') {
+      return {
+        result: gatewayResponse(401, 'invalid-key', 'Invalid or revoked API key', 'Unauthorized', event.path),
+      };
+    }
+    log(`gateway: authorizer failed: ${error instanceof Error ? error.stack : String(error)}`);
+    return {
+      result: gatewayResponse(
+        500,
+        'server-error',
+        'Server error',
+        'Internal server error',
+        event.path,
+        false,
+      ),
+    };
+  }
 }
 
 /** Checks a proxy result the way API Gateway does; null when it is malformed. */
@@ -163,11 +249,15 @@ export async function invokeProxy(
   timeoutSeconds: number,
   log: (line: string) => void,
 ): Promise<APIGatewayProxyResult> {
-  const internalError = {
-    statusCode: 502,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ message: 'Internal server error' }),
-  };
+  // DEFAULT_5XX in the stack: no status member in its template.
+  const internalError = gatewayResponse(
+    502,
+    'server-error',
+    'Server error',
+    'Internal server error',
+    event.path,
+    false,
+  );
   try {
     const result = validateResult(await handler(event, lambdaContext(functionName, timeoutSeconds)));
     if (!result) {

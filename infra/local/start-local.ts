@@ -7,20 +7,24 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
+import { createKeyStore } from '../../functions/adapters/dynamo/keys.ts';
 import type { SourceOutcome } from '../../functions/core/ingest.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
 import { createApiHandler } from '../../functions/handlers/api.ts';
+import { createAuthorizer } from '../../functions/handlers/authorizer.ts';
 import { createIngestHandler } from '../../functions/handlers/ingest.ts';
 import { createMcpHandler } from '../../functions/handlers/mcp.ts';
-import { FUNCTIONS, HTTP_ROUTES, ROUTES, SCHEDULES } from '../manifest.ts';
+import { FUNCTIONS, HTTP_ROUTES, ROUTES, SCHEDULES, TABLES } from '../manifest.ts';
 import { type DevIdp, startDevIdp } from './dev-idp.ts';
 import { createTables, publishEndpoints, startDynamoOwner, unpublishEndpoints } from './dynamo.ts';
 import { createEdge } from './edge.ts';
 import {
   type GatewayRequest,
+  gatewayResponse,
   invokeProxy,
   type ProxyHandler,
   readBody,
+  runAuthorizer,
   toRestEvent,
   writeResult,
 } from './gateway.ts';
@@ -89,6 +93,11 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   const apiHandler = createApiHandler(env, clock) as unknown as ProxyHandler;
   const ingestHandler = createIngestHandler(env, { clock, log });
   const sweepClient = createDocumentClient({ endpoint: dynamo.endpoint });
+  // The stack's REQUEST authorizer, run by the local gateway before the api function.
+  const authorize = createAuthorizer({
+    keys: createKeyStore(sweepClient, TABLES.keys.name),
+    publicUsageKey: 'local-public-usage-key',
+  });
 
   let ingestRunning: Promise<SourceOutcome[]> | null = null;
   const ingestNow = (): Promise<SourceOutcome[]> => {
@@ -124,20 +133,22 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       body,
       sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
     };
-    if (!route) {
+    if (!route || !(route.methods.includes('ANY') || route.methods.includes(request.method))) {
+      // API Gateway's MISSING_AUTHENTICATION_TOKEN (no such resource or method), a 404 in the stack.
       writeResult(
         res,
-        {
-          statusCode: 403,
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ message: 'Missing Authentication Token' }),
-        },
+        gatewayResponse(404, 'not-found', 'Not found', 'Missing Authentication Token', url.pathname),
         request.method,
       );
       return;
     }
-    const apiKey = typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : null;
-    const event = toRestEvent(request, route.path, apiKey);
+    // The REQUEST authorizer runs first on every method, as in the stack.
+    const auth = await runAuthorizer(authorize, toRestEvent(request, route.path, null), log);
+    if ('result' in auth) {
+      writeResult(res, auth.result, request.method);
+      return;
+    }
+    const event = toRestEvent(request, route.path, auth.verdict);
     const result = await invokeProxy(
       apiHandler,
       event,
@@ -165,7 +176,14 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     });
   }
 
-  const edge = createEdge({ s3Endpoint: s3.endpoint, api, http, log });
+  const edge = createEdge({
+    s3Endpoint: s3.endpoint,
+    api,
+    http,
+    log,
+    clock,
+    ...(env.EDGE_RATE_LIMIT_PER_MINUTE ? { edgePerMinute: Number(env.EDGE_RATE_LIMIT_PER_MINUTE) } : {}),
+  });
   const server = createServer((req, res) => {
     edge(req, res).catch((error: unknown) => {
       log(`edge error: ${error instanceof Error ? error.stack : String(error)}`);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PORTS } from '../../functions/core/catalogue.ts';
 import { DIRECTIONS, FRESHNESS, LANE_STATUSES, LANES, MODES, SOURCES } from '../../functions/core/model.ts';
+import { withContract } from './contract.ts';
+import { issueKey } from './keys.ts';
 import { startStack, type TestStack } from './stack.ts';
 
 // A Wednesday afternoon: every crossing busy, every status somewhere.
@@ -51,7 +53,8 @@ describe('/api/v1 on the local runtime', () => {
   let stack: TestStack;
 
   beforeAll(async () => {
-    stack = await startStack({ atMs: AT });
+    // Every response below is checked against the served OpenAPI document.
+    stack = await withContract(await startStack({ atMs: AT }));
     const outcomes = await stack.service.ingestNow();
     expect(outcomes.map((o) => o.outcome)).toEqual(['stored', 'stored']);
   });
@@ -231,16 +234,35 @@ describe('/api/v1 on the local runtime', () => {
     expect(await second.text()).toBe('');
   });
 
-  it('gives keyed and keyless requests the same bodies', async () => {
+  it.each([
+    '/api/v1/ports',
+    '/api/v1/ports?border=ca',
+    '/api/v1/port-current',
+    '/api/v1/port-current?include=ports',
+    '/api/v1/port-hourly-averages?port_id=250401',
+    '/api/v1/wait-observations?port_id=250401',
+  ])('gives a request with a valid key the same body as a keyless one: %s', async (path) => {
+    const { key } = await issueKey(stack);
     // A request with x-api-key goes through the gateway to the api function, not the CDN copy.
-    const viaCdn = await stack.get('/api/v1/port-current?include=ports');
-    const viaApi = await stack.get('/api/v1/port-current?include=ports', {
-      headers: { 'x-api-key': 'test' },
-    });
-    expect(viaApi.status).toBe(200);
-    expect(viaApi.headers.get('x-amzn-requestid')).toBeTruthy();
-    expect(viaCdn.headers.get('x-amzn-requestid')).toBeNull();
-    expect(await viaApi.text()).toBe(await viaCdn.text());
+    const keyless = await stack.get(path);
+    const keyed = await stack.get(path, { headers: { 'x-api-key': key } });
+    expect(keyed.status).toBe(200);
+    expect(keyed.headers.get('x-amzn-requestid')).toBeTruthy();
+    expect(keyed.headers.get('ratelimit-policy')).toBe('"key";q=60;w=60');
+    expect(keyed.headers.get('ratelimit')).toMatch(/^"key";r=59;t=\d+$/);
+    expect(keyed.headers.get('cache-control')).toMatch(/\bprivate\b/);
+    expect(await keyed.text()).toBe(await keyless.text());
+  });
+
+  it.each([
+    ['an unknown key of the right form', 'bw_live_0000000000000000000000000000000000000000'],
+    ['a garbled key', 'not-a-key'],
+    ['an empty key', ''],
+  ])('answers %s with 401 problem+json, never the public view', async (_what, key) => {
+    const response = await stack.get('/api/v1/port-current', { headers: { 'x-api-key': key } });
+    const body = await expectProblem(response, 401);
+    expect(body.type).toBe('https://border-waits.dev/problems/invalid-key');
+    expect(response.headers.get('www-authenticate')).toBeNull();
   });
 });
 

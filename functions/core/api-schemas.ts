@@ -1,0 +1,213 @@
+/**
+ * Response bodies of `/api/v1` and the key-request endpoint as zod schemas: the OpenAPI document
+ * (functions/http/openapi.ts) is generated from these and from the query schemas in queries.ts,
+ * and the integration suite validates every response against that document. Objects are loose:
+ * fields are fixed by DESIGN.md section 4, and more may be added within v1.
+ */
+import { z } from 'zod';
+import { FRESHNESS_POLICY } from './freshness.ts';
+import { KeyRequestInputSchema } from './keys.ts';
+import { BORDERS, DIRECTIONS, FRESHNESS, LANE_STATUSES, LANES, MODES, SOURCES } from './model.ts';
+import { RETENTION_HOURS } from './queries.ts';
+
+const Timestamp = z.iso.datetime().describe('UTC, ISO 8601');
+const Minutes = z.int().min(0);
+
+export const GeoPointSchema = z.looseObject({ lat: z.number(), lon: z.number() }).meta({ id: 'GeoPoint' });
+
+export const PortSchema = z
+  .looseObject({
+    id: z.string().describe('CBP port number (250401), or cbsa-<slug> for a CBSA-only office'),
+    slug: z.string(),
+    name: z.string(),
+    crossing: z.string().nullable(),
+    border: z.enum(BORDERS),
+    state: z.string().describe('US state (two letters) of the US side'),
+    city: z.string(),
+    twinCity: z.string().nullable().optional(),
+    twinRegion: z.string().nullable().optional(),
+    timeZone: z.string().describe('IANA time zone of the port'),
+    location: GeoPointSchema.nullable().describe('Only where a public source gives one; never invented'),
+    hours: z.string().nullable().describe('Opening hours as published by CBP'),
+    directions: z.array(z.enum(DIRECTIONS)),
+    cbsaOffices: z.array(z.string()).optional(),
+    bwtId: z.string().nullable().optional(),
+    catalogued: z.boolean().optional().describe('False for a port a feed showed that the catalogue lacks'),
+  })
+  .meta({
+    id: 'Port',
+    examples: [
+      {
+        id: '250401',
+        slug: 'san-ysidro',
+        name: 'San Ysidro',
+        crossing: 'San Ysidro',
+        border: 'mx',
+        state: 'CA',
+        city: 'San Diego',
+        timeZone: 'America/Los_Angeles',
+        location: { lat: 32.5422, lon: -117.0297 },
+        hours: '24 hrs/day',
+        directions: ['into-us'],
+      },
+    ],
+  });
+
+const laneFields = {
+  direction: z.enum(DIRECTIONS),
+  mode: z.enum(MODES),
+  lane: z.enum(LANES),
+  status: z.enum(LANE_STATUSES),
+  delayMinutes: Minutes.nullable().describe('Minutes; null unless the lane is open with a number'),
+  lanesOpen: Minutes.nullable(),
+  observedAt: Timestamp.nullable().describe("The source's own time of the reading"),
+  source: z.enum(SOURCES),
+};
+
+export const LaneWaitSchema = z
+  .looseObject({
+    ...laneFields,
+    maxLanes: Minutes.nullable(),
+    fetchedAt: Timestamp.optional(),
+    freshness: z.enum(FRESHNESS).describe('From the age of the reading; thresholds in freshnessPolicy'),
+  })
+  .meta({
+    id: 'LaneWait',
+    examples: [
+      {
+        direction: 'into-us',
+        mode: 'passenger',
+        lane: 'standard',
+        status: 'open',
+        delayMinutes: 45,
+        lanesOpen: 12,
+        maxLanes: 25,
+        observedAt: '2026-11-18T20:00:00Z',
+        freshness: 'fresh',
+        source: 'cbp',
+      },
+    ],
+  });
+
+export const CurrentSchema = z
+  .looseObject({
+    status: z.enum(['open', 'closed']),
+    updatedAt: Timestamp,
+    notice: z.string().nullable(),
+    lanes: z.array(LaneWaitSchema),
+  })
+  .meta({ id: 'Current' });
+
+export const ObservationSchema = z
+  .looseObject({ ...laneFields, observedAt: Timestamp, maxLanes: Minutes.nullable().optional() })
+  .meta({ id: 'Observation' });
+
+export const HourlyAverageSchema = z
+  .looseObject({
+    portId: z.string(),
+    direction: z.enum(DIRECTIONS),
+    mode: z.enum(MODES),
+    lane: z.enum(LANES),
+    dayOfWeek: z.int().min(0).max(6).describe('0 = Sunday, port-local'),
+    hour: z.int().min(0).max(23).describe('Port-local hour'),
+    averageDelayMinutes: z.number().min(0),
+    samples: z.int().min(1),
+  })
+  .meta({ id: 'HourlyAverage' });
+
+const ThresholdsSchema = z.looseObject({ freshMinutes: z.number(), staleMinutes: z.number() });
+const FreshnessPolicySchema = z
+  .looseObject({ cbp: ThresholdsSchema, cbsa: ThresholdsSchema })
+  .describe('Age thresholds (minutes) of fresh and stale per source')
+  .meta({ id: 'FreshnessPolicy', examples: [FRESHNESS_POLICY] });
+
+export const PortsBodySchema = z
+  .looseObject({ generatedAt: Timestamp, count: z.int().min(0), ports: z.array(PortSchema) })
+  .meta({ id: 'PortsBody' });
+
+export const CurrentBodySchema = z
+  .looseObject({
+    generatedAt: Timestamp,
+    count: z.int().min(0),
+    freshnessPolicy: FreshnessPolicySchema.optional(),
+    current: z.array(LaneWaitSchema.extend({ portId: z.string() })),
+  })
+  .meta({ id: 'CurrentBody', description: 'Without include: one entry per port lane' });
+
+export const CurrentWithPortsBodySchema = z
+  .looseObject({
+    generatedAt: Timestamp,
+    count: z.int().min(0),
+    freshnessPolicy: FreshnessPolicySchema.optional(),
+    ports: z.array(PortSchema.extend({ current: CurrentSchema })),
+  })
+  .meta({ id: 'CurrentWithPortsBody', description: 'With include=ports: each port with its current state' });
+
+export const ObservationsBodySchema = z
+  .looseObject({
+    portId: z.string(),
+    hours: z.int().min(1).max(RETENTION_HOURS),
+    retentionHours: z.literal(RETENTION_HOURS),
+    from: Timestamp,
+    to: Timestamp,
+    count: z.int().min(0),
+    truncated: z.boolean().optional().describe('True when older observations were left off'),
+    observations: z.array(ObservationSchema),
+  })
+  .meta({ id: 'ObservationsBody' });
+
+export const AveragesBodySchema = z
+  .array(HourlyAverageSchema)
+  .meta({ id: 'AveragesBody', description: 'Empty until stored aggregates exist' });
+
+export const ProblemSchema = z
+  .looseObject({
+    type: z.string().describe('URI of the problem type'),
+    title: z.string(),
+    status: z.int().min(100).max(599).optional(),
+    detail: z.string().optional(),
+    instance: z.string().optional(),
+    errors: z
+      .array(z.looseObject({ name: z.string(), reason: z.string() }))
+      .optional()
+      .describe('Each bad parameter or field'),
+    'violated-policies': z.array(z.string()).optional().describe('On 429: the limits exceeded'),
+  })
+  .meta({
+    id: 'Problem',
+    description: 'RFC 9457 problem details',
+    examples: [
+      {
+        type: 'https://border-waits.dev/problems/invalid-parameter',
+        title: 'Invalid query parameter',
+        status: 400,
+        detail: 'border must be one of "mx", "ca"',
+        instance: '/api/v1/ports',
+        errors: [{ name: 'border', reason: 'must be one of "mx", "ca"' }],
+      },
+    ],
+  });
+
+export const KeyRequestBodySchema = KeyRequestInputSchema.meta({
+  id: 'KeyRequestInput',
+  examples: [
+    {
+      name: 'Ana Test',
+      email: 'ana@example.com',
+      organisation: 'Example Freight',
+      use: 'Planning truck departures at Laredo.',
+      website: '',
+    },
+  ],
+});
+
+export const KeyRequestAcceptedSchema = z
+  .looseObject({
+    id: z.string(),
+    status: z.literal('pending'),
+    detail: z.string(),
+  })
+  .meta({
+    id: 'KeyRequestAccepted',
+    examples: [{ id: 'req_4fJ0aZ9qLm2x', status: 'pending', detail: 'An operator will email you a key.' }],
+  });

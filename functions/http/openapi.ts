@@ -1,0 +1,427 @@
+/**
+ * The OpenAPI 3.1 document of `/api/v1` and the key-request endpoint, generated from the zod
+ * schemas the handlers use: query parameters from core/queries.ts, bodies from core/api-schemas.ts
+ * (zod 4's `toJSONSchema` emits JSON Schema 2020-12, OAS 3.1's dialect). Served at
+ * `/api/v1/openapi.json`; the integration suite validates every response against it.
+ */
+import { z } from 'zod';
+import {
+  AveragesBodySchema,
+  CurrentBodySchema,
+  CurrentWithPortsBodySchema,
+  KeyRequestAcceptedSchema,
+  KeyRequestBodySchema,
+  ObservationsBodySchema,
+  PortsBodySchema,
+  ProblemSchema,
+} from '../core/api-schemas.ts';
+import type { LimitPolicy } from '../core/limits.ts';
+import { policyHeader } from '../core/limits.ts';
+import {
+  AveragesQuerySchema,
+  CurrentQuerySchema,
+  ObservationsQuerySchema,
+  PortsQuerySchema,
+  RETENTION_HOURS,
+} from '../core/queries.ts';
+import { PROBLEM_BASE, PROBLEM_CONTENT_TYPE } from './problem.ts';
+import { SITE_URL } from './respond.ts';
+
+export interface OpenApiOptions {
+  key: LimitPolicy;
+  public: LimitPolicy;
+  keyRequests: LimitPolicy;
+  edgePerMinute: number;
+}
+
+type Json = Record<string, unknown>;
+
+const REF = '#/components/schemas/';
+
+/** JSON Schemas of every named body, with refs pointing into `components.schemas`. */
+function componentSchemas(): Record<string, Json> {
+  const all = z.object({
+    PortsBody: PortsBodySchema,
+    CurrentBody: CurrentBodySchema,
+    CurrentWithPortsBody: CurrentWithPortsBodySchema,
+    ObservationsBody: ObservationsBodySchema,
+    AveragesBody: AveragesBodySchema,
+    Problem: ProblemSchema,
+    KeyRequestInput: KeyRequestBodySchema,
+    KeyRequestAccepted: KeyRequestAcceptedSchema,
+  });
+  const json = z.toJSONSchema(all, { target: 'draft-2020-12', io: 'output' }) as Json;
+  const text = JSON.stringify(json.$defs ?? {}).replaceAll('"#/$defs/', `"${REF}`);
+  return JSON.parse(text) as Record<string, Json>;
+}
+
+/** Query parameters of one zod object schema (input side: the raw strings a client sends). */
+function queryParameters(schema: z.ZodObject): Json[] {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as {
+    properties?: Record<string, Json>;
+    required?: string[];
+  };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: 'query',
+      required: (json.required ?? []).includes(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+const header = (description: string, schema: Json = { type: 'string' }, required = false): Json => ({
+  description,
+  required,
+  schema,
+});
+
+function headers(options: OpenApiOptions): Record<string, Json> {
+  const policies = [options.key, options.public, options.keyRequests];
+  return {
+    ETag: header('Strong validator (hash of the body); send it back in If-None-Match for a 304', {
+      type: 'string',
+      pattern: '^"[^"]+"$',
+    }),
+    CacheControl: header('Caching for browsers and the CDN; keyed answers are private', {
+      type: 'string',
+      pattern: 'max-age=\\d+',
+    }),
+    LastModified: header('When the data last changed (HTTP-date)'),
+    Link: header('Attribution: the site, rel="author"', { type: 'string', pattern: 'rel="author"' }),
+    RateLimitPolicy: header(
+      `The quotas that apply (draft-ietf-httpapi-ratelimit-headers): ${policyHeader(...policies)}; "edge";q=${options.edgePerMinute};w=60 on CDN answers`,
+      { type: 'string', pattern: '^"[a-z-]+";q=\\d+;w=\\d+(, *"[a-z-]+";q=\\d+;w=\\d+)*$' },
+      true,
+    ),
+    RateLimit: header(
+      'The counter that applied: r = requests left in the window, t = seconds until it resets',
+      {
+        type: 'string',
+        pattern: '^"[a-z-]+";r=\\d+;t=\\d+$',
+      },
+    ),
+    RetryAfter: header('Seconds until the window resets', { type: 'string', pattern: '^\\d+$' }, true),
+    Allow: header('The methods the path accepts', { type: 'string' }, true),
+  };
+}
+
+const refHeader = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+const limitHeaders = { 'RateLimit-Policy': refHeader('RateLimitPolicy'), RateLimit: refHeader('RateLimit') };
+
+function problemResponse(description: string, example: Json, extraHeaders: Json = {}): Json {
+  return {
+    description,
+    headers: { ...limitHeaders, Link: refHeader('Link'), ...extraHeaders },
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `${REF}Problem` }, example } },
+  };
+}
+
+const problemExample = (status: number, slug: string, title: string, detail: string, instance: string) => ({
+  type: `${PROBLEM_BASE}${slug}`,
+  title,
+  status,
+  detail,
+  instance,
+});
+
+function errorResponses(path: string): Record<string, Json> {
+  return {
+    '400': { $ref: '#/components/responses/InvalidParameter' },
+    '401': { $ref: '#/components/responses/InvalidKey' },
+    '404': { $ref: '#/components/responses/NotFound' },
+    '405': { $ref: '#/components/responses/MethodNotAllowed' },
+    '429': { $ref: '#/components/responses/RateLimited' },
+    '500': problemResponse(
+      'The service failed to answer',
+      problemExample(
+        500,
+        'internal',
+        'Internal error',
+        'The service failed to answer; try again shortly.',
+        path,
+      ),
+    ),
+    '502': { $ref: '#/components/responses/BadGateway' },
+    '503': { $ref: '#/components/responses/Unavailable' },
+  };
+}
+
+function ok(description: string, schemaRef: Json, example?: unknown): Json {
+  return {
+    '200': {
+      description,
+      headers: {
+        ETag: refHeader('ETag'),
+        'Cache-Control': refHeader('CacheControl'),
+        'Last-Modified': refHeader('LastModified'),
+        Link: refHeader('Link'),
+        ...limitHeaders,
+      },
+      content: { 'application/json': { schema: schemaRef, ...(example === undefined ? {} : { example }) } },
+    },
+    '304': {
+      description: 'Not modified: the If-None-Match validator still matches',
+      headers: { ETag: refHeader('ETag'), 'Cache-Control': refHeader('CacheControl'), ...limitHeaders },
+    },
+  };
+}
+
+function view(
+  path: string,
+  operationId: string,
+  summary: string,
+  description: string,
+  query: z.ZodObject,
+  body: Json,
+  example?: unknown,
+): Json {
+  return {
+    get: {
+      operationId,
+      summary,
+      description: `${description}\n\nHEAD answers the same headers without a body. Unknown query parameters are ignored; bad values of known ones are 400.`,
+      tags: ['views'],
+      security: [{}, { ApiKeyAuth: [] }],
+      parameters: queryParameters(query),
+      responses: { ...ok(summary, body, example), ...errorResponses(path) },
+    },
+  };
+}
+
+/** The whole document. */
+export function buildOpenApi(options: OpenApiOptions): Json {
+  const schemas = componentSchemas();
+  return {
+    openapi: '3.1.1',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Border waits API',
+      version: '1.0.0',
+      summary: 'Wait times at US land ports of entry (CBP into the US, CBSA into Canada), read-only.',
+      description: [
+        'Public, keyless reads are served by the CDN; a request with `x-api-key` goes to the keyed API,',
+        'which answers the same paths with the same bodies. Every error is `application/problem+json`',
+        '(RFC 9457).',
+        '',
+        `Limits are fixed windows aligned to the clock: ${options.key.quota} requests per minute per key`,
+        `(counted by the service in DynamoDB; the window starts at each full UTC minute), ${options.public.quota}`,
+        'per minute per client IP for keyless requests the service answers, and a per-IP rule at the CDN',
+        `(${options.edgePerMinute} per 60 s). Over a limit: 429 with \`Retry-After\` (seconds to the window's end).`,
+        'Every response carries `RateLimit-Policy`, and `RateLimit` where a counter was consulted.',
+        'CDN cache hits are not metered.',
+        '',
+        'An invalid or revoked key is 401, never a fall-back to public access. Please link back to the site.',
+      ].join('\n'),
+      contact: { name: 'Border waits', url: SITE_URL },
+      license: {
+        name: 'CC BY 4.0 (data); see the site',
+        url: 'https://creativecommons.org/licenses/by/4.0/',
+      },
+    },
+    servers: [{ url: SITE_URL.replace(/\/$/, ''), description: 'Production (CloudFront)' }],
+    tags: [
+      { name: 'views', description: 'The four read views' },
+      { name: 'meta', description: 'This document' },
+      { name: 'keys', description: 'Asking for an API key' },
+    ],
+    security: [{}, { ApiKeyAuth: [] }],
+    paths: {
+      '/api/v1/ports': view(
+        '/api/v1/ports',
+        'listPorts',
+        'Ports',
+        'Every port of entry with its catalogue data.',
+        PortsQuerySchema,
+        { $ref: `${REF}PortsBody` },
+      ),
+      '/api/v1/port-current': view(
+        '/api/v1/port-current',
+        'getPortCurrent',
+        'Current waits',
+        'The latest reading of every port lane; with include=ports, grouped by port with its metadata.',
+        CurrentQuerySchema,
+        { oneOf: [{ $ref: `${REF}CurrentBody` }, { $ref: `${REF}CurrentWithPortsBody` }] },
+      ),
+      '/api/v1/wait-observations': view(
+        '/api/v1/wait-observations',
+        'listWaitObservations',
+        'Wait observations',
+        `Raw observations of one port, oldest first; hours defaults to 24 and is clamped to ${RETENTION_HOURS} (the retention).`,
+        ObservationsQuerySchema,
+        { $ref: `${REF}ObservationsBody` },
+      ),
+      '/api/v1/port-hourly-averages': view(
+        '/api/v1/port-hourly-averages',
+        'listPortHourlyAverages',
+        'Hourly averages',
+        'Average delay per lane, day of week and hour (port-local); an empty array until aggregates exist.',
+        AveragesQuerySchema,
+        { $ref: `${REF}AveragesBody` },
+        [],
+      ),
+      '/api/v1/openapi.json': {
+        get: {
+          operationId: 'getOpenApi',
+          summary: 'This document',
+          description:
+            'The OpenAPI 3.1 description of the API, generated from the same schemas the handlers use.',
+          tags: ['meta'],
+          security: [{}, { ApiKeyAuth: [] }],
+          responses: {
+            ...ok('The OpenAPI document', { type: 'object' }),
+            ...errorResponses('/api/v1/openapi.json'),
+          },
+        },
+      },
+      '/keys/requests': {
+        post: {
+          operationId: 'requestApiKey',
+          summary: 'Ask for an API key',
+          description: `Stores a request for an operator to review (the site's request-a-key form posts here). JSON or form-encoded. At most ${options.keyRequests.quota} requests per ${options.keyRequests.windowSeconds / 60} minutes per client IP. The \`website\` field must stay empty.`,
+          tags: ['keys'],
+          security: [{}],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: { $ref: `${REF}KeyRequestInput` } },
+              'application/x-www-form-urlencoded': { schema: { $ref: `${REF}KeyRequestInput` } },
+            },
+          },
+          responses: {
+            '202': {
+              description: 'Stored for review',
+              headers: { ...limitHeaders, Link: refHeader('Link') },
+              content: { 'application/json': { schema: { $ref: `${REF}KeyRequestAccepted` } } },
+            },
+            '400': problemResponse(
+              'A field is missing or bad (each one in errors), or the request looks automated',
+              {
+                ...problemExample(
+                  400,
+                  'invalid-body',
+                  'Invalid request body',
+                  'email must be an email address',
+                  '/keys/requests',
+                ),
+                errors: [{ name: 'email', reason: 'must be an email address' }],
+              },
+            ),
+            '401': { $ref: '#/components/responses/InvalidKey' },
+            '404': { $ref: '#/components/responses/NotFound' },
+            '405': { $ref: '#/components/responses/MethodNotAllowed' },
+            '413': problemResponse(
+              'The body is larger than 16 KiB',
+              problemExample(
+                413,
+                'too-large',
+                'Request body too large',
+                'At most 16384 bytes',
+                '/keys/requests',
+              ),
+            ),
+            '415': problemResponse(
+              'Neither JSON nor form-encoded',
+              problemExample(
+                415,
+                'unsupported-media-type',
+                'Unsupported media type',
+                'Send application/json or application/x-www-form-urlencoded',
+                '/keys/requests',
+              ),
+            ),
+            '429': { $ref: '#/components/responses/RateLimited' },
+            '500': problemResponse(
+              'The service failed to answer',
+              problemExample(
+                500,
+                'internal',
+                'Internal error',
+                'The service failed to answer; try again shortly.',
+                '/keys/requests',
+              ),
+            ),
+            '502': { $ref: '#/components/responses/BadGateway' },
+            '503': { $ref: '#/components/responses/Unavailable' },
+          },
+        },
+      },
+    },
+    components: {
+      schemas,
+      headers: headers(options),
+      securitySchemes: {
+        ApiKeyAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description:
+            'Optional. Keys look like bw_live_ followed by 38 letters and digits (the last 6 a checksum). Without a key, access is public and limited per IP; with an invalid or revoked key, 401.',
+        },
+      },
+      responses: {
+        InvalidParameter: problemResponse('A query parameter has a bad value (each one in errors)', {
+          ...problemExample(
+            400,
+            'invalid-parameter',
+            'Invalid query parameter',
+            'border must be one of "mx", "ca"',
+            '/api/v1/ports',
+          ),
+          errors: [{ name: 'border', reason: 'must be one of "mx", "ca"' }],
+        }),
+        InvalidKey: problemResponse(
+          'The x-api-key header does not hold a live key (unknown, revoked or garbled)',
+          problemExample(401, 'invalid-key', 'Invalid or revoked API key', 'Unauthorized', '/api/v1/ports'),
+        ),
+        NotFound: problemResponse(
+          'No such port, document or path',
+          problemExample(
+            404,
+            'not-found',
+            'Not found',
+            'no port with id or slug "nowhere"',
+            '/api/v1/wait-observations',
+          ),
+        ),
+        MethodNotAllowed: problemResponse(
+          'The data API is read-only: GET and HEAD only',
+          problemExample(
+            405,
+            'method-not-allowed',
+            'Method not allowed',
+            'GET and HEAD only',
+            '/api/v1/ports',
+          ),
+          { Allow: refHeader('Allow') },
+        ),
+        RateLimited: problemResponse(
+          'Over a limit; retry after Retry-After seconds',
+          {
+            ...problemExample(
+              429,
+              'rate-limited',
+              'Too many requests',
+              'More than 60 requests in 60 seconds (key limit); retry after 17 s.',
+              '/api/v1/ports',
+            ),
+            'violated-policies': ['key'],
+          },
+          { 'Retry-After': refHeader('RetryAfter') },
+        ),
+        BadGateway: problemResponse(
+          'The gateway could not use the function’s answer',
+          problemExample(502, 'server-error', 'Server error', 'Internal server error', '/api/v1/ports'),
+        ),
+        Unavailable: problemResponse(
+          'Temporarily unavailable (a store or the function is overloaded)',
+          problemExample(503, 'server-error', 'Server error', 'Service unavailable', '/api/v1/ports'),
+        ),
+      },
+    },
+  };
+}
