@@ -99,3 +99,10 @@ export async function tokenFor(stack: TestStack, user: 'pro' | 'business', scope
   });
   return tokens.access_token;
 }
+
+/** The `structuredContent` of a tool call's answer (throws when there is none). */
+export function structured<T>(call: { body?: Awaited<ReturnType<typeof rpcBody>> | undefined }): T {
+  const content = call.body?.result?.structuredContent;
+  if (!content) throw new Error(`no structuredContent in ${JSON.stringify(call.body)}`);
+  return content as T;
+}
