@@ -1,0 +1,143 @@
+/**
+ * `npm run keys` against a DATA_DIR, once with no server (the command opens dynalite itself) and
+ * once attached to a running `npm start` on the same folder. Run as `node scripts/keys.ts` on the
+ * test's own Node 24.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type TestStack } from './stack.ts';
+
+const SCRIPT = new URL('../../scripts/keys.ts', import.meta.url).pathname;
+const AT = Date.parse('2026-11-18T20:10:15Z');
+
+function keys(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SCRIPT, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+describe('npm run keys with no server running', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'border-waits-keys-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('creates a key, shows it once, lists and revokes it', async () => {
+    const created = await keys(dataDir, 'create', '--account', 'Example Freight', '--json');
+    expect(created.code).toBe(0);
+    const issued = JSON.parse(created.stdout) as { key: string; id: string; account: string };
+    expect(issued.key).toMatch(/^bw_live_[0-9A-Za-z]{38}$/);
+    expect(issued).toMatchObject({ id: expect.stringMatching(/^key_/), account: 'Example Freight' });
+
+    const second = await keys(dataDir, 'create', '--account', 'Example Freight');
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/shown only this once/);
+
+    const listed = await keys(dataDir, 'list', '--json');
+    const records = JSON.parse(listed.stdout) as { id: string; account: string; revokedAt: string | null }[];
+    expect(records.filter((r) => r.account === 'Example Freight')).toHaveLength(2);
+    expect(listed.stdout).not.toContain(issued.key);
+    expect((await keys(dataDir, 'list')).stdout).toContain(issued.id);
+
+    expect((await keys(dataDir, 'revoke', issued.id)).code).toBe(0);
+    const after = JSON.parse((await keys(dataDir, 'list', '--json')).stdout) as typeof records;
+    expect(after.find((r) => r.id === issued.id)?.revokedAt).toEqual(expect.any(String));
+  });
+
+  it.each([
+    [['create'], /--account NAME/],
+    [['create', '--account'], /--account needs a value/],
+    [['revoke'], /exactly one key id/],
+    [['frobnicate'], /unknown command/],
+  ])('refuses %j with a usage error and a non-zero exit', async (args, message) => {
+    const result = await keys(dataDir, ...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain('usage: npm run keys');
+  });
+
+  it('fails clearly for an unknown id', async () => {
+    const revoke = await keys(dataDir, 'revoke', 'key_nope');
+    expect(revoke.code).toBe(1);
+    expect(revoke.stderr).toContain('no key with id "key_nope"');
+    const approve = await keys(dataDir, 'approve', 'req_nope');
+    expect(approve.code).toBe(1);
+    expect(approve.stderr).toContain('no key request with id "req_nope"');
+  });
+});
+
+describe('npm run keys next to a running server', () => {
+  let stack: TestStack;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'border-waits-keys-live-'));
+    stack = await startStack({ atMs: AT, dataDir });
+    await stack.service.ingestNow();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('issues a key the server accepts at once, and revokes it', async () => {
+    const created = await keys(dataDir, 'create', '--account', 'Live Freight', '--json');
+    expect(created.code).toBe(0);
+    const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };
+    expect((await stack.get('/api/v1/ports', { headers: { 'x-api-key': key } })).status).toBe(200);
+    expect((await keys(dataDir, 'revoke', id)).code).toBe(0);
+    expect((await stack.get('/api/v1/ports', { headers: { 'x-api-key': key } })).status).toBe(401);
+  });
+
+  it('shows requests from the form and approves one with a working key', async () => {
+    const response = await stack.get('/keys/requests', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Ana Test',
+        email: 'ana@example.com',
+        organisation: 'Example Freight',
+        use: 'Planning truck departures at Laredo.',
+        website: '',
+      }),
+    });
+    expect(response.status).toBe(202);
+    const { id } = (await response.json()) as { id: string };
+
+    const listed = await keys(dataDir, 'requests');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toContain('ana@example.com');
+
+    const approved = await keys(dataDir, 'approve', id, '--json');
+    expect(approved.code).toBe(0);
+    const issued = JSON.parse(approved.stdout) as { key: string; account: string; requestId: string };
+    expect(issued).toMatchObject({ account: 'Example Freight', requestId: id });
+    expect((await stack.get('/api/v1/port-current', { headers: { 'x-api-key': issued.key } })).status).toBe(
+      200,
+    );
+
+    const requests = JSON.parse((await keys(dataDir, 'requests', '--json')).stdout) as {
+      id: string;
+      status: string;
+    }[];
+    expect(requests.find((r) => r.id === id)?.status).toBe('approved');
+    expect((await keys(dataDir, 'approve', id)).code).toBe(1);
+  });
+});
