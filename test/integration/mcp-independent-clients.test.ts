@@ -1,0 +1,174 @@
+/**
+ * Independent clients against the local runtime's /mcp: the MCP Inspector CLI (legacy and modern
+ * eras) and the official conformance suite for every server scenario that applies to a product
+ * server, with the checked-in baseline of expected failures (test/conformance/baseline.yml).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenFor } from './mcp-support.ts';
+import { startStack, type TestStack } from './stack.ts';
+
+const AT = Date.parse('2026-11-18T17:10:00Z');
+const require = createRequire(import.meta.url);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const INSPECTOR = join(
+  dirname(require.resolve('@modelcontextprotocol/inspector/package.json')),
+  'clients/launcher/build/index.js',
+);
+const CONFORMANCE = join(
+  dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist/index.js',
+);
+const BASELINE = join(root, 'test/conformance/baseline.yml');
+
+let stack: TestStack;
+let home: string;
+
+function run(script: string, args: string[], timeoutMs = 60_000) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+    execFile(
+      process.execPath,
+      [script, ...args],
+      {
+        timeout: timeoutMs,
+        cwd: home,
+        maxBuffer: 16 * 1024 * 1024,
+        env: {
+          ...process.env,
+          HOME: home,
+          MCP_CATALOG_PATH: join(home, 'catalog.json'),
+          MCP_CLIENT_CONFIG_PATH: join(home, 'clients.json'),
+          NO_COLOR: '1',
+        },
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'border-waits-clients-'));
+  stack = await startStack({ atMs: AT });
+  await stack.service.ingestNow();
+});
+afterAll(async () => {
+  await stack?.stop();
+  await rm(home, { recursive: true, force: true });
+});
+
+describe.each(['legacy', 'modern'])('the Inspector CLI (%s era)', (era) => {
+  const inspect = (...args: string[]) =>
+    run(INSPECTOR, ['--cli', stack.service.mcpUrl, '--protocol-era', era, '--format', 'json', ...args]);
+
+  it('lists the tools', async () => {
+    const { code, stdout, stderr } = await inspect('--method', 'tools/list');
+    expect(code, stderr).toBe(0);
+    const names = (JSON.parse(stdout) as { result: { tools: { name: string }[] } }).result.tools.map(
+      (t) => t.name,
+    );
+    expect(names).toContain('get_current_waits');
+    expect(names).toHaveLength(9);
+  });
+
+  it('calls an anonymous tool', async () => {
+    const { code, stdout, stderr } = await inspect(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_current_waits',
+      '--tool-arg',
+      'port_id=san-ysidro',
+    );
+    expect(code, stderr).toBe(0);
+    const result = (
+      JSON.parse(stdout) as { result: { structuredContent: { portId: string; lanes: unknown[] } } }
+    ).result;
+    expect(result.structuredContent.portId).toBe('250401');
+    expect(result.structuredContent.lanes.length).toBeGreaterThan(0);
+  });
+
+  it('gets auth_required (exit 3) for a Pro tool without a token', async () => {
+    const { code } = await inspect(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'list_alerts',
+      '--stored-auth-only',
+    );
+    expect(code).toBe(3);
+  });
+
+  it('calls a Pro tool with a Bearer token from the development IdP', async () => {
+    const token = await tokenFor(stack, 'pro');
+    const { code, stdout, stderr } = await inspect(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'list_alerts',
+      '--header',
+      `Authorization: Bearer ${token}`,
+      '--stored-auth-only',
+    );
+    expect(code, stderr).toBe(0);
+    expect(
+      (JSON.parse(stdout) as { result: { structuredContent: { count: number } } }).result.structuredContent
+        .count,
+    ).toBe(0);
+  });
+});
+
+const SCENARIOS: [string, string][] = [
+  ['2025-06-18', 'server-initialize'],
+  ['2025-06-18', 'ping'],
+  ['2025-06-18', 'tools-list'],
+  ['2025-06-18', 'server-session-lifecycle'],
+  ['2025-11-25', 'server-initialize'],
+  ['2025-11-25', 'ping'],
+  ['2025-11-25', 'tools-list'],
+  ['2025-11-25', 'server-session-lifecycle'],
+  ['2025-11-25', 'dns-rebinding-protection'],
+  ['2026-07-28', 'server-stateless'],
+  ['2026-07-28', 'tools-list'],
+  ['2026-07-28', 'http-header-validation'],
+  ['2026-07-28', 'http-custom-header-server-validation'],
+  ['2026-07-28', 'server-sse-multiple-streams'],
+  ['2026-07-28', 'sep-2164-resource-not-found'],
+  ['2026-07-28', 'caching'],
+  ['2026-07-28', 'dns-rebinding-protection'],
+];
+
+describe('the conformance suite', () => {
+  it.each(SCENARIOS)(
+    '%s %s passes, baseline aside',
+    async (version, scenario) => {
+      const { code, stdout, stderr } = await run(
+        CONFORMANCE,
+        [
+          'server',
+          '--url',
+          stack.service.mcpUrl,
+          '--spec-version',
+          version,
+          '--scenario',
+          scenario,
+          '--expected-failures',
+          BASELINE,
+          '-o',
+          join(home, 'conformance', version),
+        ],
+        90_000,
+      );
+      expect(code, `${stdout.slice(-3000)}\n${stderr.slice(-2000)}`).toBe(0);
+      expect(stdout).toMatch(/Passed: \d+\/\d+/);
+    },
+    120_000,
+  );
+});
