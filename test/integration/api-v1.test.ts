@@ -269,7 +269,7 @@ describe('/api/v1 on the local runtime', () => {
 describe('hourly averages before aggregates', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startStack({ atMs: AT });
+    stack = await withContract(await startStack({ atMs: AT }));
     stack.simulator.setFault('cbp', { kind: 'status', status: 500 });
     stack.simulator.setFault('cbsa', { kind: 'status', status: 500 });
     await stack.service.ingestNow();

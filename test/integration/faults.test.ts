@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Fault } from '../../infra/local/simulator/server.ts';
+import { withContract } from './contract.ts';
 import { startStack, type TestStack } from './stack.ts';
 
 const AT = Date.parse('2026-11-18T17:10:00Z');
@@ -38,7 +39,7 @@ describe('a failing feed never erases good data', () => {
   let good: Awaited<ReturnType<typeof snapshot>>;
 
   beforeAll(async () => {
-    stack = await startStack({ atMs: AT });
+    stack = await withContract(await startStack({ atMs: AT }));
     await stack.service.ingestNow();
     good = await snapshot(stack);
     expect(good.observations).toBeGreaterThan(0);
@@ -86,7 +87,7 @@ describe('a failing feed never erases good data', () => {
 
 describe('restart', () => {
   it('serves the same data after a stop and start with the same DATA_DIR', async () => {
-    const stack = await startStack({ atMs: AT });
+    const stack = await withContract(await startStack({ atMs: AT }));
     try {
       await stack.service.ingestNow();
       const before = await snapshot(stack);

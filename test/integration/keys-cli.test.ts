@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withContract } from './contract.ts';
 import { startStack, type TestStack } from './stack.ts';
 
 const SCRIPT = new URL('../../scripts/keys.ts', import.meta.url).pathname;
@@ -88,7 +89,7 @@ describe('npm run keys next to a running server', () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'border-waits-keys-live-'));
-    stack = await startStack({ atMs: AT, dataDir });
+    stack = await withContract(await startStack({ atMs: AT, dataDir }));
     await stack.service.ingestNow();
   });
   afterAll(async () => {
