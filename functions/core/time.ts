@@ -98,24 +98,43 @@ export function offsetMinutesAt(epochMs: number, timeZone: string): number {
 }
 
 /**
- * The instant (epoch ms) at which the wall clock in `timeZone` reads `local`.
- * In the autumn overlap the earlier instant wins; a time skipped in spring moves forward by the gap.
+ * Every instant (epoch ms, ascending) at which the wall clock in `timeZone` reads `local`: one,
+ * two in the autumn overlap (1:30 EDT, then 1:30 EST), none in the spring gap.
  */
-export function zonedToUtc(local: LocalDateTime, timeZone: string): number {
+export function wallTimeInstants(local: LocalDateTime, timeZone: string): number[] {
   const naive = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second ?? 0);
   // A wall time maps to at most two instants, one per offset in force around it; zones change
   // offset at most once within a day on either side.
   const before = offsetMinutesAt(naive - 86_400_000, timeZone);
   const after = offsetMinutesAt(naive + 86_400_000, timeZone);
-  const matches = [before, after]
+  const instants = [...new Set([before, after])]
     .map((offset) => naive - offset * 60_000)
     .filter((instant) => {
       const back = utcToZoned(instant, timeZone);
       return back.day === local.day && back.hour === local.hour && back.minute === local.minute;
     });
-  if (matches.length > 0) return Math.min(...matches);
+  return instants.sort((a, b) => a - b);
+}
+
+/**
+ * The instant (epoch ms) at which the wall clock in `timeZone` reads `local`.
+ * In the autumn overlap the earlier instant wins; a time skipped in spring moves forward by the gap.
+ */
+export function zonedToUtc(local: LocalDateTime, timeZone: string): number {
+  const instants = wallTimeInstants(local, timeZone);
+  if (instants[0] !== undefined) return instants[0];
   // Skipped in spring: read with the offset before the change, which lands after the gap.
-  return naive - before * 60_000;
+  const naive = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second ?? 0);
+  return naive - offsetMinutesAt(naive - 86_400_000, timeZone) * 60_000;
+}
+
+/**
+ * Like {@link zonedToUtc}, but in the autumn overlap the latest instant not after `notAfterMs`:
+ * a clock time printed without a zone label (CBP's header) at 1:30 am, read at 1:40 EST, is 1:30 EST.
+ */
+export function zonedToUtcNotAfter(local: LocalDateTime, timeZone: string, notAfterMs: number): number {
+  const fitting = wallTimeInstants(local, timeZone).filter((instant) => instant <= notAfterMs);
+  return fitting.at(-1) ?? zonedToUtc(local, timeZone);
 }
 
 /** The wall clock at a fixed offset (minutes east of UTC) to epoch ms. */

@@ -10,6 +10,7 @@ import type { ParsedFeed } from '../model.ts';
 import {
   type CbpDocument,
   type CbpParseOptions,
+  CLOCK_TOLERANCE_MS,
   cbpValue,
   normalizeCbpDocument,
   parseCbpHeaderTime,
@@ -31,7 +32,7 @@ function toJsonValue(input: unknown): unknown {
   }
 }
 
-function documentOf(value: unknown): Omit<CbpDocument, 'format'> {
+function documentOf(value: unknown, notAfterMs: number): Omit<CbpDocument, 'format'> {
   if (Array.isArray(value)) {
     if (value.length === 0) throw new FeedFormatError('CBP JSON array has no port');
     return { generatedAt: 'ports', declaredPortCount: null, ports: value };
@@ -39,7 +40,11 @@ function documentOf(value: unknown): Omit<CbpDocument, 'format'> {
   if (isObject(value) && Object.hasOwn(value, 'port')) {
     // simplexml makes a lone <port> an object rather than a one-element array.
     const ports = Array.isArray(value.port) ? value.port : [value.port];
-    const header = parseCbpHeaderTime(cbpValue(value.last_updated_date), cbpValue(value.last_updated_time));
+    const header = parseCbpHeaderTime(
+      cbpValue(value.last_updated_date),
+      cbpValue(value.last_updated_time),
+      notAfterMs,
+    );
     return {
       generatedAt: header ?? 'ports',
       declaredPortCount: parsePortCount(cbpValue(value.number_of_ports)),
@@ -57,5 +62,11 @@ function documentOf(value: unknown): Omit<CbpDocument, 'format'> {
  * is not JSON (a truncated document included), has none of the known shapes, or has no port.
  */
 export function parseCbpJson(input: Uint8Array | string | unknown, options?: CbpParseOptions): ParsedFeed {
-  return normalizeCbpDocument({ format: 'cbp-json', ...documentOf(toJsonValue(input)) }, options);
+  return normalizeCbpDocument(
+    {
+      format: 'cbp-json',
+      ...documentOf(toJsonValue(input), (options?.fetchedAt ?? Date.now()) + CLOCK_TOLERANCE_MS),
+    },
+    options,
+  );
 }

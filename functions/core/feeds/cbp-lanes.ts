@@ -26,9 +26,11 @@ import {
   previousDay,
   toIsoSeconds,
   utcToZoned,
+  wallTimeInstants,
   ZONE_ABBREVIATION_OFFSETS,
   ZONE_FOR_ABBREVIATION,
   zonedToUtc,
+  zonedToUtcNotAfter,
 } from '../time.ts';
 
 /** Options every CBP parser takes. */
@@ -207,14 +209,19 @@ function parseClock(text: string | null): { hour: number; minute: number; second
 /**
  * The XML header's generation time (quirk 8): `last_updated_date` `YYYY-M-D` and
  * `last_updated_time` `H:M:S`, neither padded (`2014-3-15` `0:31:39`), in US Eastern time.
- * Epoch ms, or null when either is missing or malformed.
+ * Epoch ms, or null when either is missing or malformed. The header has no zone label, so in the
+ * repeated autumn hour the latest reading not after `notAfterMs` (the fetch, plus tolerance) wins.
  */
-export function parseCbpHeaderTime(date: string | null, time: string | null): number | null {
+export function parseCbpHeaderTime(
+  date: string | null,
+  time: string | null,
+  notAfterMs = Number.POSITIVE_INFINITY,
+): number | null {
   const match = date === null ? null : /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(date);
   const day = match ? calendarDate(Number(match[1]), Number(match[2]), Number(match[3])) : null;
   const clock = parseClock(time);
   if (!day || !clock) return null;
-  return zonedToUtc({ ...day, ...clock }, CBP_HEADER_TIME_ZONE);
+  return zonedToUtcNotAfter({ ...day, ...clock }, CBP_HEADER_TIME_ZONE, notAfterMs);
 }
 
 /** A CBP lane as the document gives it: each field's text, or null for no value. */
@@ -418,18 +425,18 @@ export function resolveObservedAt(updateTime: string | null, context: ObservedAt
 }
 
 /**
- * The other instant with the same wall-clock time, when the zone really was at the printed offset
- * then (1:30 EST after 1:30 EDT on the first Sunday of November); else `epochMs` unchanged. A label
- * that is merely wrong for the season (or Arizona's PST) names no such instant.
+ * The instant with the same wall-clock time at the printed offset, when the zone really was at
+ * that offset then (1:30 EST after 1:30 EDT on the first Sunday of November); else `epochMs`
+ * unchanged. A label merely wrong for the season (or Arizona's PST) names no such instant.
  */
 function instantNamedByLabel(epochMs: number, timeZone: string, printedOffset: number): number {
-  const actualOffset = offsetMinutesAt(epochMs, timeZone);
-  if (actualOffset === printedOffset) return epochMs;
-  const other = epochMs + (actualOffset - printedOffset) * 60_000;
-  if (offsetMinutesAt(other, timeZone) !== printedOffset) return epochMs;
-  const a = utcToZoned(epochMs, timeZone);
-  const b = utcToZoned(other, timeZone);
-  return a.day === b.day && a.hour === b.hour && a.minute === b.minute ? other : epochMs;
+  if (offsetMinutesAt(epochMs, timeZone) === printedOffset) return epochMs;
+  const local = utcToZoned(epochMs, timeZone);
+  return (
+    wallTimeInstants(local, timeZone).find(
+      (instant) => offsetMinutesAt(instant, timeZone) === printedOffset,
+    ) ?? epochMs
+  );
 }
 
 /**
@@ -440,7 +447,10 @@ function instantNamedByLabel(epochMs: number, timeZone: string, printedOffset: n
  * port's own `update_time` names that mapping, so a port is read in its letter's zone. Ports with
  * no `update_time` give no evidence of the mapping and count only when no port has one.
  */
-export function jsonGeneratedAt(ports: readonly CbpRawPort[]): number | null {
+export function jsonGeneratedAt(
+  ports: readonly CbpRawPort[],
+  notAfterMs = Number.POSITIVE_INFINITY,
+): number | null {
   let withLetter: number | null = null;
   let withCatalogue: number | null = null;
   for (const port of ports) {
@@ -456,7 +466,7 @@ export function jsonGeneratedAt(ports: readonly CbpRawPort[]): number | null {
         ? getPort(port.portNumber)?.timeZone
         : undefined;
     if (zone === undefined) continue;
-    const instant = zonedToUtc({ ...date, ...clock }, zone);
+    const instant = zonedToUtcNotAfter({ ...date, ...clock }, zone, notAfterMs);
     if (letter) withLetter = Math.max(withLetter ?? instant, instant);
     else withCatalogue = Math.max(withCatalogue ?? instant, instant);
   }
@@ -572,7 +582,10 @@ export function normalizeCbpDocument(document: CbpDocument, options: CbpParseOpt
   if (!rawPorts.some((port) => portIdOf(port) !== null)) {
     throw new FeedFormatError(`CBP ${document.format} document has no port with a port_number`);
   }
-  const generatedAt = document.generatedAt === 'ports' ? jsonGeneratedAt(rawPorts) : document.generatedAt;
+  const generatedAt =
+    document.generatedAt === 'ports'
+      ? jsonGeneratedAt(rawPorts, fetchedAt + CLOCK_TOLERANCE_MS)
+      : document.generatedAt;
   const referenceMs = generatedAt ?? fetchedAt;
   const resolve = memoisedZonedToUtc();
   const ports: PortSnapshot[] = [];

@@ -7,6 +7,7 @@ import { FeedFormatError } from '../errors.ts';
 import type { ParsedFeed } from '../model.ts';
 import {
   type CbpParseOptions,
+  CLOCK_TOLERANCE_MS,
   cbpValue,
   normalizeCbpDocument,
   parseCbpHeaderTime,
@@ -109,6 +110,7 @@ export function parseCbpXml(input: Uint8Array | string, options?: CbpParseOption
       generatedAt: parseCbpHeaderTime(
         cbpValue(field('last_updated_date')),
         cbpValue(field('last_updated_time')),
+        (options?.fetchedAt ?? Date.now()) + CLOCK_TOLERANCE_MS,
       ),
       declaredPortCount: parsePortCount(cbpValue(field('number_of_ports'))),
       ports,

@@ -7,9 +7,11 @@ import {
   previousDay,
   toIsoSeconds,
   utcToZoned,
+  wallTimeInstants,
   ZONE_ABBREVIATION_OFFSETS,
   ZONE_FOR_ABBREVIATION,
   zonedToUtc,
+  zonedToUtcNotAfter,
 } from '../../../functions/core/time.ts';
 
 const local = (text: string): LocalDateTime => {
@@ -18,6 +20,29 @@ const local = (text: string): LocalDateTime => {
   const [hour, minute] = time.split(':').map(Number);
   return { year: year ?? 0, month: month ?? 0, day: day ?? 0, hour: hour ?? 0, minute: minute ?? 0 };
 };
+
+describe('wallTimeInstants and zonedToUtcNotAfter (the autumn overlap)', () => {
+  it.each<[string, string, string[]]>([
+    ['America/New_York', '2026-11-01 01:30', ['2026-11-01T05:30:00Z', '2026-11-01T06:30:00Z']],
+    ['America/Los_Angeles', '2026-11-01 01:00', ['2026-11-01T08:00:00Z', '2026-11-01T09:00:00Z']],
+    ['America/New_York', '2026-11-01 02:30', ['2026-11-01T07:30:00Z']],
+    ['America/New_York', '2026-03-08 02:30', []],
+    ['America/Phoenix', '2026-11-01 01:30', ['2026-11-01T08:30:00Z']],
+    ['America/Regina', '2026-11-01 01:30', ['2026-11-01T07:30:00Z']],
+  ])('%s %s names %j', (zone, text, isos) => {
+    expect(wallTimeInstants(local(text), zone).map(toIsoSeconds)).toEqual(isos);
+  });
+
+  it.each<[string, string, string]>([
+    ['2026-11-01 01:30', '2026-11-01T06:40:00Z', '2026-11-01T06:30:00Z'],
+    ['2026-11-01 01:30', '2026-11-01T05:40:00Z', '2026-11-01T05:30:00Z'],
+    ['2026-11-01 01:30', '2026-11-01T05:00:00Z', '2026-11-01T05:30:00Z'],
+    ['2026-11-01 03:00', '2026-11-01T08:05:00Z', '2026-11-01T08:00:00Z'],
+  ])('New York %s read before %s is %s', (text, notAfter, iso) => {
+    const instant = zonedToUtcNotAfter(local(text), 'America/New_York', Date.parse(notAfter));
+    expect(toIsoSeconds(instant)).toBe(iso);
+  });
+});
 
 describe('zonedToUtc', () => {
   it.each([
