@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { StackProps } from 'aws-cdk-lib';
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   ApiKeySourceType,
@@ -17,6 +17,8 @@ import {
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import { type CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type {
   BehaviorOptions,
   HeadersReferrerPolicy,
@@ -41,7 +43,7 @@ import {
   ResponseHeadersPolicy,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
-import { RestApiOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { HttpOrigin, RestApiOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import {
   Alarm,
   ComparisonOperator,
@@ -63,8 +65,10 @@ import {
   BUCKETS,
   DATA_PATH_PREFIXES,
   EDGE_RESPONSE_HEADERS,
+  EXPORTS_PREFIX,
   FUNCTIONS,
   GATEWAY_RATELIMIT_POLICY,
+  HTTP_ROUTES,
   ROUTES,
   SCHEDULES,
   TABLES,
@@ -79,7 +83,12 @@ export const STATIC_VIEW_PATTERNS = [
   '/api/v1/port-hourly-averages*',
 ];
 /** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
-export const API_PATTERNS = ['/api/*', '/keys/*', '/mcp*', '/.well-known/*'];
+export const API_PATTERNS = ['/api/*', '/keys/*', '/.well-known/*'];
+/**
+ * Paths CloudFront sends to the HTTP API (origin id `mcp`), matched before API_PATTERNS. A REST
+ * proxy integration would rename the MCP challenge's `WWW-Authenticate` header (DESIGN.md 5).
+ */
+export const HTTP_API_PATTERNS = HTTP_ROUTES.map((route) => route.path);
 /** Not-found page for S3 403/404 (S3 answers 403 for a missing key without ListBucket). */
 export const NOT_FOUND_KEY = 'errors/not-found.json';
 /**
@@ -94,6 +103,8 @@ export interface BorderWaitsStackProps extends StackProps {
   /** IdP settings the MCP tiers check tokens against (stored in SSM, passed by name). */
   readonly idpIssuer?: string;
   readonly idpAudience?: string;
+  /** Public URL of the MCP endpoint (the OAuth resource); defaults to the audience. */
+  readonly mcpResourceUrl?: string;
 }
 
 type TableName = keyof typeof TABLES;
@@ -108,6 +119,7 @@ export class BorderWaitsStack extends Stack {
   readonly buckets: Record<BucketName, Bucket>;
   readonly functions: Record<FunctionName, ServiceFunction>;
   readonly api: RestApi;
+  readonly httpApi: HttpApi;
   readonly distribution: Distribution;
 
   constructor(scope: Construct, id: string, props: BorderWaitsStackProps = {}) {
@@ -157,6 +169,12 @@ export class BorderWaitsStack extends Stack {
         removalPolicy: RemovalPolicy.RETAIN,
       });
     }
+    // MCP exports are handed out as short-lived presigned URLs; the objects go a day later.
+    buckets.data.addLifecycleRule({
+      id: 'expire-exports',
+      prefix: EXPORTS_PREFIX,
+      expiration: Duration.days(1),
+    });
     this.buckets = buckets;
 
     // ---- Secrets and settings, passed to functions by name --------------------------------------
@@ -206,6 +224,10 @@ export class BorderWaitsStack extends Stack {
       functions[key] = fn;
     }
     this.functions = functions;
+    const mcpAudience = props.idpAudience ?? 'https://border-waits.dev/mcp';
+    functions.mcp.fn.addEnvironment('MCP_RESOURCE_URL', props.mcpResourceUrl ?? mcpAudience);
+    functions.mcp.fn.addEnvironment('MCP_OAUTH_AUDIENCE', mcpAudience);
+    functions.mcp.fn.addEnvironment('MCP_OAUTH_ISSUER', props.idpIssuer ?? 'https://idp.example.invalid/');
 
     const authorizerFn = new ServiceFunction(this, 'Fn-authorizer', {
       spec: {
@@ -335,6 +357,51 @@ export class BorderWaitsStack extends Stack {
     }
     this.api = api;
 
+    // ---- HTTP API for /mcp (payload 2.0: headers pass through, WWW-Authenticate included) -------
+    const httpAccessLogs = new LogGroup(this, 'HttpApiAccessLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const httpApi = new HttpApi(this, 'McpApi', {
+      description: 'Border waits /mcp (MCP Streamable HTTP) and its OAuth protected resource metadata',
+      createDefaultStage: true,
+    });
+    const defaultStage = httpApi.defaultStage?.node.defaultChild as CfnStage;
+    defaultStage.accessLogSettings = {
+      destinationArn: httpAccessLogs.logGroupArn,
+      format: JSON.stringify({
+        requestId: '$context.requestId',
+        ip: '$context.identity.sourceIp',
+        requestTime: '$context.requestTime',
+        routeKey: '$context.routeKey',
+        status: '$context.status',
+        responseLength: '$context.responseLength',
+        integrationError: '$context.integrationErrorMessage',
+      }),
+    };
+    defaultStage.defaultRouteSettings = { throttlingRateLimit: 100, throttlingBurstLimit: 200 };
+    const httpIntegrations = new Map<string, HttpLambdaIntegration>();
+    for (const route of HTTP_ROUTES) {
+      const fnName = route.function as FunctionName;
+      let integration = httpIntegrations.get(fnName);
+      if (!integration) {
+        integration = new HttpLambdaIntegration(`Http-${fnName}`, functions[fnName].fn);
+        httpIntegrations.set(fnName, integration);
+      }
+      // A CloudFront prefix pattern becomes the exact path plus a greedy tail.
+      const paths = route.path.endsWith('*')
+        ? [route.path.slice(0, -1), `${route.path.slice(0, -1)}/{proxy+}`]
+        : [route.path];
+      const methods = route.methods.map((m) => HttpMethod[m as keyof typeof HttpMethod]);
+      for (const path of paths) httpApi.addRoutes({ path, methods, integration });
+    }
+    Validations.of(httpApi).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'MCP mixes anonymous and OAuth tools on one endpoint: the function answers the 401/403 challenges itself (DESIGN.md 5).',
+    });
+    this.httpApi = httpApi;
+
     // ---- WAF (CLOUDFRONT scope: this stack is in us-east-1) -------------------------------------
     const rateLimit = props.edgeRateLimitPerMinute ?? 300;
     const webAcl = new CfnWebACL(this, 'EdgeAcl', {
@@ -393,6 +460,8 @@ export class BorderWaitsStack extends Stack {
     const siteOrigin = S3BucketOrigin.withOriginAccessControl(buckets.site, { originId: 'site' });
     const dataOrigin = S3BucketOrigin.withOriginAccessControl(buckets.data, { originId: 'data' });
     const apiOrigin = new RestApiOrigin(api, { originId: 'api' });
+    // https://<id>.execute-api.<region>.amazonaws.com -> its host name.
+    const mcpOrigin = new HttpOrigin(Fn.select(2, Fn.split('/', httpApi.apiEndpoint)), { originId: 'mcp' });
 
     const headersPolicy = new ResponseHeadersPolicy(
       this,
@@ -432,6 +501,17 @@ export class BorderWaitsStack extends Stack {
     const dataPolicy = viewPolicy('Cache-data', 'Published documents, RSS');
     for (const prefix of [...DATA_PATH_PREFIXES, `/${NOT_FOUND_KEY.split('/')[0]}/`]) {
       additionalBehaviors[prefix.endsWith('/') ? `${prefix}*` : prefix] = s3Behavior(dataOrigin, dataPolicy);
+    }
+    for (const pattern of HTTP_API_PATTERNS) {
+      // No viewer-request function: these go to the HTTP API untouched, Authorization included.
+      additionalBehaviors[pattern] = {
+        origin: mcpOrigin,
+        cachePolicy: CachePolicy.CACHING_DISABLED,
+        originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+        allowedMethods: AllowedMethods.ALLOW_ALL,
+        compress: true,
+      };
     }
     for (const pattern of API_PATTERNS) {
       additionalBehaviors[pattern] = {
@@ -532,6 +612,7 @@ export class BorderWaitsStack extends Stack {
 
     new CfnOutput(this, 'BaseUrl', { value: `https://${this.distribution.distributionDomainName}` });
     new CfnOutput(this, 'ApiUrl', { value: api.url });
+    new CfnOutput(this, 'McpUrl', { value: `https://${this.distribution.distributionDomainName}/mcp` });
   }
 }
 

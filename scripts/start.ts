@@ -20,6 +20,8 @@ const functionEnv: Record<string, string> = {};
 for (const name of [
   'KEY_RATE_LIMIT_PER_MINUTE',
   'PUBLIC_RATE_LIMIT_PER_MINUTE',
+  'KEY_REQUESTS_PER_HOUR',
+  'EDGE_RATE_LIMIT_PER_MINUTE',
   'FEED_TIMEOUT_MS',
   'FEED_MAX_BYTES',
   'MCP_OAUTH_ISSUER',
