@@ -5,6 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   EDGE_RESPONSE_HEADERS,
+  EXPORTS_PREFIX,
   FUNCTIONS,
   GATEWAY_RATELIMIT_POLICY,
   ROUTES,
@@ -13,6 +14,7 @@ import {
 import {
   API_PATTERNS,
   BorderWaitsStack,
+  HTTP_API_PATTERNS,
   STATIC_VIEW_PATTERNS,
   VIEWER_REQUEST_PATH,
 } from '../../infra/stack.ts';
@@ -154,8 +156,8 @@ describe('CloudFront', () => {
       FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0' }),
     });
   });
-  it('origins site, data, api', () => {
-    expect(config.Origins.map((o) => o.Id).sort()).toEqual(['api', 'data', 'site']);
+  it('origins site, data, api, mcp', () => {
+    expect(config.Origins.map((o) => o.Id).sort()).toEqual(['api', 'data', 'mcp', 'site']);
   });
   it('behaviours route to the right origin, all with the function on viewer-request', () => {
     const byPath = new Map(config.CacheBehaviors.map((b) => [b.PathPattern as string, b]));
@@ -169,7 +171,10 @@ describe('CloudFront', () => {
     ];
     for (const [path, origin] of expected) expect(byPath.get(path)?.TargetOriginId, path).toBe(origin);
     expect(config.DefaultCacheBehavior.TargetOriginId).toBe('site');
-    for (const b of [...config.CacheBehaviors, config.DefaultCacheBehavior]) {
+    const viaFunction = config.CacheBehaviors.filter(
+      (b) => !HTTP_API_PATTERNS.includes(b.PathPattern as string),
+    );
+    for (const b of [...viaFunction, config.DefaultCacheBehavior]) {
       expect(b.FunctionAssociations).toEqual([
         { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [fnId, 'FunctionARN'] } },
       ]);
@@ -226,6 +231,95 @@ describe('CloudFront', () => {
         mapped[name] ?? `"header":"${name}","override":false,"value":${JSON.stringify(value).toLowerCase()}`,
       );
     }
+  });
+});
+
+describe('MCP over the HTTP API (WWW-Authenticate must survive)', () => {
+  let behaviors: Json[];
+  beforeAll(() => {
+    const dist = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0];
+    behaviors = dist?.Properties.DistributionConfig.CacheBehaviors;
+  });
+
+  it('an HTTP API (payload 2.0) integrates the mcp function', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    const integration = Object.values(template.findResources('AWS::ApiGatewayV2::Integration'))[0];
+    expect(integration?.Properties).toMatchObject({
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+    });
+    expect(JSON.stringify(integration?.Properties.IntegrationUri)).toContain(
+      logicalId(stack.functions.mcp.fn),
+    );
+  });
+
+  it('routes /mcp (POST, GET, DELETE: the function answers 405) and both metadata paths', () => {
+    const keys = Object.values(template.findResources('AWS::ApiGatewayV2::Route'))
+      .map((r) => r.Properties.RouteKey as string)
+      .sort();
+    expect(keys).toEqual(
+      [
+        'DELETE /mcp',
+        'GET /mcp',
+        'POST /mcp',
+        'GET /.well-known/oauth-protected-resource',
+        'HEAD /.well-known/oauth-protected-resource',
+        'GET /.well-known/oauth-protected-resource/{proxy+}',
+        'HEAD /.well-known/oauth-protected-resource/{proxy+}',
+      ].sort(),
+    );
+  });
+
+  it('the REST API has no /mcp resource', () => {
+    const paths = Object.values(template.findResources('AWS::ApiGateway::Resource')).map(
+      (r) => r.Properties.PathPart,
+    );
+    expect(paths).not.toContain('mcp');
+  });
+
+  it('the $default stage logs access', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
+    });
+  });
+
+  it('CloudFront sends /mcp and the metadata to the HTTP API, uncached, before the /.well-known/* catch-all', () => {
+    for (const pattern of HTTP_API_PATTERNS) {
+      const b = behaviors.find((x) => x.PathPattern === pattern);
+      expect(b?.TargetOriginId, pattern).toBe('mcp');
+      expect(b?.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
+      expect(b?.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+      expect(b?.AllowedMethods).toContain('POST');
+      expect(b?.FunctionAssociations).toBeUndefined();
+    }
+    const order = behaviors.map((b) => b.PathPattern);
+    expect(order.indexOf('/.well-known/oauth-protected-resource*')).toBeLessThan(
+      order.indexOf('/.well-known/*'),
+    );
+  });
+
+  it('the mcp function knows its resource URL, audience and issuer; grants follow the manifest', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: FUNCTIONS.mcp.description,
+      Environment: {
+        Variables: Match.objectLike({
+          MCP_RESOURCE_URL: Match.anyValue(),
+          MCP_OAUTH_AUDIENCE: Match.anyValue(),
+          MCP_OAUTH_ISSUER: Match.anyValue(),
+          TABLE_ALERTS: Match.anyValue(),
+        }),
+      },
+    });
+    const alerts = logicalId(stack.tables.alerts);
+    expect(actionsOn('mcp', alerts)).toContain('dynamodb:PutItem');
+    expect(actionsOn('ingest', alerts)).toContain('dynamodb:PutItem');
+    expect(actionsOn('api', alerts)).toEqual([]);
+  });
+
+  it('exports expire from the data bucket after a day', () => {
+    const data = resources[logicalId(stack.buckets.data)];
+    expect(JSON.stringify(data?.Properties.LifecycleConfiguration)).toContain(`"Prefix":"${EXPORTS_PREFIX}"`);
   });
 });
 
