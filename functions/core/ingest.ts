@@ -9,6 +9,7 @@
  * averages still need publishing are recorded in feed health before latest moves on.
  */
 import { getPort } from './catalogue.ts';
+import { mapLimit } from './concurrency.ts';
 import { DomainError, FeedRefusedError } from './errors.ts';
 import { detectFormat, parseFeed } from './feeds/index.ts';
 import type { ParsedFeed, Source } from './model.ts';
@@ -243,13 +244,12 @@ async function store(
     entry.buckets.add(bucketKey(observation, bucket.hour));
     touched.set(key, entry);
   }
-  for (const day of touched.values()) {
+  const contributions = await mapLimit([...touched.values()], 4, async (day) => {
     const range = localDayRange(day.localDate, day.zone);
     const dayObservations = await deps.observations.query(day.portId, range.startMs, range.endMs - 1);
-    await deps.rollups.putContributions(
-      contributionsOfDay(day.portId, day.localDate, day.zone, dayObservations, day.buckets),
-    );
-  }
+    return contributionsOfDay(day.portId, day.localDate, day.zone, dayObservations, day.buckets);
+  });
+  await deps.rollups.putContributions(contributions.flat());
   const touchedPorts = new Set([...touched.values()].map((day) => day.portId));
 
   // 3. Remember what must be published before latest moves on (a crash after this point
@@ -277,19 +277,20 @@ export async function publish(deps: IngestDeps, averagesFor: ReadonlySet<string>
     (h): h is FeedHealth => h !== undefined,
   );
   const documents: BuiltDocument[] = buildSnapshotDocuments({ readings, states, health, nowMs });
-  const ports = publishedPorts(states);
-  for (const port of ports) {
-    // Every port gets an averages document (`[]` until aggregates exist); recomputed when touched.
-    if (!averagesFor.has(port.id) && (await deps.documents.exists(DOCUMENT_KEYS.averages(port.id)))) continue;
-    documents.push(...buildAverageDocuments(port, await deps.rollups.averages(port.id)));
-  }
-  for (const doc of documents) {
-    await deps.documents.put(doc.key, doc.body, {
+  // Every port gets an averages document (`[]` until aggregates exist); recomputed when touched.
+  const averages = await mapLimit(publishedPorts(states), 4, async (port) =>
+    !averagesFor.has(port.id) && (await deps.documents.exists(DOCUMENT_KEYS.averages(port.id)))
+      ? []
+      : buildAverageDocuments(port, await deps.rollups.averages(port.id)),
+  );
+  documents.push(...averages.flat());
+  await mapLimit(documents, 8, (doc) =>
+    deps.documents.put(doc.key, doc.body, {
       contentType: JSON_CONTENT_TYPE,
       cacheControl: doc.cacheControl,
       contentHash: doc.contentHash,
-    });
-  }
+    }),
+  );
   for (const h of health) {
     if (h.pendingPublish.length === 0) continue;
     await deps.health.put({ ...h, pendingPublish: [] });

@@ -4,6 +4,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { mapLimit } from '../../core/concurrency.ts';
 import type { Direction, Lane, Mode } from '../../core/model.ts';
 import { averagesFromContributions, type RollupContribution, type RollupStore } from '../../core/rollups.ts';
 
@@ -43,11 +44,7 @@ export function createRollupStore(doc: DynamoDBDocumentClient, table: string): R
   return {
     async putContributions(contributions) {
       // Independent absolute writes: a few in flight at once.
-      let next = 0;
-      const worker = async () => {
-        for (let c = contributions[next++]; c; c = contributions[next++]) await write(c);
-      };
-      await Promise.all(Array.from({ length: 8 }, worker));
+      await mapLimit(contributions, 8, write);
     },
     async averages(portId) {
       const buckets: Parameters<typeof averagesFromContributions>[1][number][] = [];

@@ -1,0 +1,3 @@
+import { describeDstWindow, WINDOWS } from './history-dst.ts';
+
+describeDstWindow(WINDOWS.spring);
