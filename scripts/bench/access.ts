@@ -11,8 +11,14 @@ import { join } from 'node:path';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
 import { createKeyStore } from '../../functions/adapters/dynamo/keys.ts';
 import { createLimitStore } from '../../functions/adapters/dynamo/limits.ts';
+import { createStores } from '../../functions/adapters/stores.ts';
+import { ApiConfigSchema, parseConfig } from '../../functions/config.ts';
 import { checkKey, generateKey, newKeyRecord } from '../../functions/core/keys.ts';
 import { consume } from '../../functions/core/limits.ts';
+import { createReadApi } from '../../functions/core/read-api.ts';
+import { createApiHandler } from '../../functions/handlers/api.ts';
+import { createApiRouter } from '../../functions/http/api-router.ts';
+import { toRestEvent } from '../../infra/local/gateway.ts';
 import { startSimulator } from '../../infra/local/simulator/server.ts';
 import { startLocal } from '../../infra/local/start-local.ts';
 import { TABLES } from '../../infra/manifest.ts';
@@ -71,6 +77,46 @@ try {
       `  keyed - keyless: median +${(median(keyed) - median(keyless)).toFixed(2)} ms, p99 +${(percentile(keyed, 99) - percentile(keyless, 99)).toFixed(2)} ms; ratio ${(median(keyed) / median(keyless)).toFixed(2)}`,
     );
   }
+
+  // The api function in process, same event, with and without the access layer: exactly what the
+  // key check (no authorizer verdict, so the function looks the key up) and the limiter add.
+  const env = {
+    AWS_ENDPOINT_URL_DYNAMODB: service.endpoints.dynamodb,
+    AWS_ENDPOINT_URL_S3: service.endpoints.s3,
+    KEY_RATE_LIMIT_PER_MINUTE: '100000000',
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
+  };
+  const withAccess = createApiHandler(env, clock);
+  const stores = createStores(parseConfig(ApiConfigSchema, env), clock);
+  const bare = createApiRouter({
+    readApi: createReadApi({ documents: stores.documents, observations: stores.observations, clock }),
+  });
+  const event = (withKey: boolean) =>
+    toRestEvent(
+      {
+        method: 'GET',
+        url: new URL('http://local/api/v1/wait-observations?port_id=250401&hours=1'),
+        headers: withKey ? { 'x-api-key': key } : {},
+        body: Buffer.alloc(0),
+        sourceIp: '203.0.113.7',
+      },
+      '/api/v1/wait-observations',
+      null,
+    );
+  const context = {} as never;
+  const plain = await timeRuns(() => bare(event(false)), RUNS, 20);
+  const limited = await timeRuns(() => withAccess(event(false), context), RUNS, 20);
+  const checked = await timeRuns(() => withAccess(event(true), context), RUNS, 20);
+  console.log('api function in process, /api/v1/wait-observations?port_id=250401&hours=1:');
+  console.log(`  no access layer:          ${fmt(plain)}`);
+  console.log(
+    `  keyless (IP limiter):     ${fmt(limited)}  (+${(median(limited) - median(plain)).toFixed(2)} ms median)`,
+  );
+  console.log(
+    `  keyed (key check + limiter): ${fmt(checked)}  (+${(median(checked) - median(plain)).toFixed(2)} ms median)`,
+  );
+  stores.dynamo.destroy();
+  stores.s3.destroy();
 
   const lookups = await timeRuns(() => checkKey(keys, key), RUNS, 20);
   console.log(`key check (format, checksum, GetItem by digest, constant-time compare): ${fmt(lookups)}`);
