@@ -4,6 +4,8 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiHandler } from '../../functions/handlers/api.ts';
+import { toRestEvent } from '../../infra/local/gateway.ts';
 import { TABLES } from '../../infra/manifest.ts';
 import { withContract } from './contract.ts';
 import { issueKey, keyStoreOf, revokeKey } from './keys.ts';
@@ -97,6 +99,42 @@ describe('keyed limits', () => {
         await stack.get('/api/v1/wait-observations?port_id=250401', { headers: { 'x-api-key': bad } }),
         401,
       );
+    }
+  });
+
+  it('checks the key in the api function too when no authorizer verdict reached it', async () => {
+    const handler = createApiHandler(
+      {
+        AWS_ENDPOINT_URL_DYNAMODB: stack.service.endpoints.dynamodb,
+        AWS_ENDPOINT_URL_S3: stack.service.endpoints.s3,
+      },
+      stack.clock,
+    );
+    const call = (key: string) =>
+      handler(
+        toRestEvent(
+          {
+            method: 'GET',
+            url: new URL('http://api.local/api/v1/ports'),
+            headers: { 'x-api-key': key },
+            body: Buffer.alloc(0),
+            sourceIp: '203.0.113.9',
+          },
+          '/api/v1/ports',
+          null,
+        ),
+        {} as never,
+      );
+    const { key, record } = await issueKey(stack);
+    const ok = await call(key);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers?.ratelimit).toMatch(/^"key";r=59;t=\d+$/);
+    await revokeKey(stack, record.id);
+    for (const bad of [key, 'bw_live_0000000000000000000000000000000000000000', '']) {
+      const refused = await call(bad);
+      expect(refused.statusCode).toBe(401);
+      expect(refused.headers?.['content-type']).toBe('application/problem+json');
+      expect(JSON.parse(refused.body).type).toBe('https://border-waits.dev/problems/invalid-key');
     }
   });
 
