@@ -7,8 +7,40 @@ import {
 import { mapLimit } from '../../core/concurrency.ts';
 import type { Direction, Lane, Mode } from '../../core/model.ts';
 import { averagesFromContributions, type RollupContribution, type RollupStore } from '../../core/rollups.ts';
+import { batchPut } from './batch.ts';
 
 const DATE_PREFIX = 'd';
+
+const bucketSk = (c: Pick<RollupContribution, 'direction' | 'mode' | 'lane' | 'dayOfWeek' | 'hour'>) =>
+  `${c.direction}#${c.mode}#${c.lane}#${c.dayOfWeek}#${String(c.hour).padStart(2, '0')}`;
+
+/**
+ * Bulk load into an EMPTY rollup table (a backfill, a benchmark's history): one put per bucket
+ * carrying all its dates, instead of one update per date. It replaces whole buckets, so it must
+ * not run beside the ingest.
+ */
+export async function loadRollups(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  contributions: readonly RollupContribution[],
+): Promise<void> {
+  const items = new Map<string, Record<string, unknown>>();
+  for (const c of contributions) {
+    const key = `${c.portId}|${bucketSk(c)}`;
+    const item = items.get(key) ?? {
+      pk: c.portId,
+      sk: bucketSk(c),
+      direction: c.direction,
+      mode: c.mode,
+      lane: c.lane,
+      dayOfWeek: c.dayOfWeek,
+      hour: c.hour,
+    };
+    item[`${DATE_PREFIX}${c.localDate}`] = { s: c.sum, n: c.count };
+    items.set(key, item);
+  }
+  await batchPut(doc, table, [...items.values()]);
+}
 
 /**
  * Rollups: pk = port id, sk = `direction#mode#lane#dayOfWeek#hour`; one attribute per port-local
@@ -20,10 +52,7 @@ export function createRollupStore(doc: DynamoDBDocumentClient, table: string): R
     doc.send(
       new UpdateCommand({
         TableName: table,
-        Key: {
-          pk: c.portId,
-          sk: `${c.direction}#${c.mode}#${c.lane}#${c.dayOfWeek}#${String(c.hour).padStart(2, '0')}`,
-        },
+        Key: { pk: c.portId, sk: bucketSk(c) },
         UpdateExpression:
           'SET #date = :value, direction = :direction, #mode = :mode, lane = :lane, dayOfWeek = :dow, #hour = :hour',
         ExpressionAttributeNames: {
