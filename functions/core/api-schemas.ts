@@ -11,6 +11,80 @@ import { BORDERS, DIRECTIONS, FRESHNESS, LANE_STATUSES, LANES, MODES, SOURCES } 
 import { RETENTION_HOURS } from './queries.ts';
 
 const Timestamp = z.iso.datetime().describe('UTC, ISO 8601');
+
+/** Example values, shared by the schemas and the OpenAPI responses (redocly checks them). */
+export const PORT_EXAMPLE = {
+  id: '250401',
+  slug: 'san-ysidro',
+  name: 'San Ysidro',
+  crossing: 'San Ysidro',
+  border: 'mx',
+  state: 'CA',
+  city: 'San Diego',
+  timeZone: 'America/Los_Angeles',
+  location: { lat: 32.5422, lon: -117.0297 },
+  hours: '24 hrs/day',
+  directions: ['into-us'],
+} as const;
+
+export const LANE_WAIT_EXAMPLE = {
+  direction: 'into-us',
+  mode: 'passenger',
+  lane: 'standard',
+  status: 'open',
+  delayMinutes: 45,
+  lanesOpen: 12,
+  maxLanes: 25,
+  observedAt: '2026-11-18T20:00:00Z',
+  freshness: 'fresh',
+  source: 'cbp',
+} as const;
+
+const GENERATED_AT = '2026-11-18T20:10:00.000Z';
+
+/** A body example per view. */
+export const BODY_EXAMPLES = {
+  ports: { generatedAt: GENERATED_AT, count: 1, ports: [PORT_EXAMPLE] },
+  current: {
+    generatedAt: GENERATED_AT,
+    count: 1,
+    freshnessPolicy: FRESHNESS_POLICY,
+    current: [{ portId: '250401', ...LANE_WAIT_EXAMPLE }],
+  },
+  observations: {
+    portId: '250401',
+    hours: 24,
+    retentionHours: RETENTION_HOURS,
+    from: '2026-11-17T20:10:00.000Z',
+    to: GENERATED_AT,
+    count: 1,
+    truncated: false,
+    observations: [
+      {
+        direction: 'into-us',
+        mode: 'passenger',
+        lane: 'standard',
+        status: 'open',
+        delayMinutes: 45,
+        lanesOpen: 12,
+        observedAt: '2026-11-18T20:00:00Z',
+        source: 'cbp',
+      },
+    ],
+  },
+  averages: [
+    {
+      portId: '250401',
+      direction: 'into-us',
+      mode: 'passenger',
+      lane: 'standard',
+      dayOfWeek: 3,
+      hour: 14,
+      averageDelayMinutes: 52.5,
+      samples: 12,
+    },
+  ],
+} as const;
 const Minutes = z.int().min(0);
 
 export const GeoPointSchema = z.looseObject({ lat: z.number(), lon: z.number() }).meta({ id: 'GeoPoint' });
@@ -36,21 +110,7 @@ export const PortSchema = z
   })
   .meta({
     id: 'Port',
-    examples: [
-      {
-        id: '250401',
-        slug: 'san-ysidro',
-        name: 'San Ysidro',
-        crossing: 'San Ysidro',
-        border: 'mx',
-        state: 'CA',
-        city: 'San Diego',
-        timeZone: 'America/Los_Angeles',
-        location: { lat: 32.5422, lon: -117.0297 },
-        hours: '24 hrs/day',
-        directions: ['into-us'],
-      },
-    ],
+    examples: [PORT_EXAMPLE],
   });
 
 const laneFields = {
@@ -73,20 +133,7 @@ export const LaneWaitSchema = z
   })
   .meta({
     id: 'LaneWait',
-    examples: [
-      {
-        direction: 'into-us',
-        mode: 'passenger',
-        lane: 'standard',
-        status: 'open',
-        delayMinutes: 45,
-        lanesOpen: 12,
-        maxLanes: 25,
-        observedAt: '2026-11-18T20:00:00Z',
-        freshness: 'fresh',
-        source: 'cbp',
-      },
-    ],
+    examples: [LANE_WAIT_EXAMPLE],
   });
 
 export const CurrentSchema = z

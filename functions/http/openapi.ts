@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import {
   AveragesBodySchema,
+  BODY_EXAMPLES,
   CurrentBodySchema,
   CurrentWithPortsBodySchema,
   KeyRequestAcceptedSchema,
@@ -238,6 +239,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         'Every port of entry with its catalogue data.',
         PortsQuerySchema,
         { $ref: `${REF}PortsBody` },
+        BODY_EXAMPLES.ports,
       ),
       '/api/v1/port-current': view(
         '/api/v1/port-current',
@@ -246,6 +248,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         'The latest reading of every port lane; with include=ports, grouped by port with its metadata.',
         CurrentQuerySchema,
         { oneOf: [{ $ref: `${REF}CurrentBody` }, { $ref: `${REF}CurrentWithPortsBody` }] },
+        BODY_EXAMPLES.current,
       ),
       '/api/v1/wait-observations': view(
         '/api/v1/wait-observations',
@@ -254,6 +257,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         `Raw observations of one port, oldest first; hours defaults to 24 and is clamped to ${RETENTION_HOURS} (the retention).`,
         ObservationsQuerySchema,
         { $ref: `${REF}ObservationsBody` },
+        BODY_EXAMPLES.observations,
       ),
       '/api/v1/port-hourly-averages': view(
         '/api/v1/port-hourly-averages',
@@ -262,7 +266,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         'Average delay per lane, day of week and hour (port-local); an empty array until aggregates exist.',
         AveragesQuerySchema,
         { $ref: `${REF}AveragesBody` },
-        [],
+        BODY_EXAMPLES.averages,
       ),
       '/api/v1/openapi.json': {
         get: {
