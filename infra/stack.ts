@@ -69,6 +69,7 @@ import {
   FUNCTIONS,
   GATEWAY_RATELIMIT_POLICY,
   HTTP_ROUTES,
+  LIMITS,
   ROUTES,
   SCHEDULES,
   TABLES,
@@ -403,7 +404,7 @@ export class BorderWaitsStack extends Stack {
     this.httpApi = httpApi;
 
     // ---- WAF (CLOUDFRONT scope: this stack is in us-east-1) -------------------------------------
-    const rateLimit = props.edgeRateLimitPerMinute ?? 300;
+    const rateLimit = props.edgeRateLimitPerMinute ?? LIMITS.edgePerMinute;
     const webAcl = new CfnWebACL(this, 'EdgeAcl', {
       scope: 'CLOUDFRONT',
       defaultAction: { allow: {} },
@@ -433,7 +434,10 @@ export class BorderWaitsStack extends Stack {
               customResponse: {
                 responseCode: 429,
                 customResponseBodyKey: 'rate-limited',
-                responseHeaders: [{ name: 'retry-after', value: '60' }],
+                responseHeaders: [
+                  { name: 'retry-after', value: '60' },
+                  { name: 'ratelimit-policy', value: `"edge";q=${rateLimit};w=60` },
+                ],
               },
             },
           },

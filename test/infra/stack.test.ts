@@ -335,7 +335,11 @@ describe('WAF', () => {
           Statement: { RateBasedStatement: { Limit: 250, AggregateKeyType: 'IP', EvaluationWindowSec: 60 } },
           Action: {
             Block: {
-              CustomResponse: Match.objectLike({ ResponseCode: 429, CustomResponseBodyKey: 'rate-limited' }),
+              CustomResponse: Match.objectLike({
+                ResponseCode: 429,
+                CustomResponseBodyKey: 'rate-limited',
+                ResponseHeaders: Match.arrayWith([{ Name: 'ratelimit-policy', Value: '"edge";q=250;w=60' }]),
+              }),
             },
           },
         }),
