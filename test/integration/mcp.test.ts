@@ -110,7 +110,9 @@ describe.each(ERAS)('the SDK client in %s', (era) => {
   it('get_current_waits answers an unknown port with an actionable isError', async () => {
     const result = await client.callTool({ name: 'get_current_waits', arguments: { port_id: 'atlantis' } });
     expect(result.isError).toBe(true);
-    expect((result.content as { text: string }[])[0]?.text).toMatch(/Unknown port "atlantis".*search_crossings/);
+    expect((result.content as { text: string }[])[0]?.text).toMatch(
+      /Unknown port "atlantis".*search_crossings/,
+    );
   });
 
   it('rejects a bad argument with isError, not a protocol error', async () => {
