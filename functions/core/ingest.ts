@@ -11,9 +11,11 @@
 import { getPort } from './catalogue.ts';
 import { mapLimit } from './concurrency.ts';
 import { DomainError, FeedRefusedError } from './errors.ts';
+import { feedEvent, mergeEvents, portEvents, type ServiceEvent } from './events.ts';
 import { detectFormat, parseFeed } from './feeds/index.ts';
 import type { ParsedFeed, Source } from './model.ts';
 import { bucketKey, contributionsOfDay, localBucketOf, localDayRange, type RollupStore } from './rollups.ts';
+import { buildRssDocuments, RSS_KEYS } from './rss.ts';
 import type {
   Clock,
   DocumentStore,
@@ -30,7 +32,9 @@ import { ZONE_FOR_ABBREVIATION } from './time.ts';
 import {
   type BuiltDocument,
   buildAverageDocuments,
+  buildDocument,
   buildSnapshotDocuments,
+  CACHE_CONTROL,
   DOCUMENT_KEYS,
   JSON_CONTENT_TYPE,
   publishedPorts,
@@ -83,6 +87,7 @@ function emptyHealth(source: FeedSource): FeedHealth {
     lastModified: null,
     rejectSample: [],
     pendingPublish: [],
+    pendingEvents: [],
   };
 }
 
@@ -184,6 +189,8 @@ async function ingestSource(
   }
   outcome.durationMs = Math.round(deps.clock.now() - started);
   health.lastDurationMs = outcome.durationMs;
+  const event = feedEvent(previous, health);
+  if (event) health.pendingEvents = mergeEvents(health.pendingEvents, [event]);
   await deps.health.put(health);
   return outcome;
 }
@@ -253,8 +260,18 @@ async function store(
   const touchedPorts = new Set([...touched.values()].map((day) => day.portId));
 
   // 3. Remember what must be published before latest moves on (a crash after this point
-  //    would otherwise leave the averages documents behind).
+  //    would otherwise leave the averages documents and the events behind).
   health.pendingPublish = [...new Set([...health.pendingPublish, ...touchedPorts])];
+  const documentTime = parsed.generatedAt === null ? fetchedAt : new Date(parsed.generatedAt).toISOString();
+  health.pendingEvents = mergeEvents(
+    health.pendingEvents,
+    portEvents(
+      knownPorts.filter((state) => state.source === parsed.source),
+      parsed.ports,
+      documentTime,
+      fetchedAt,
+    ),
+  );
   await deps.health.put(health);
 
   // 4. Latest readings and port states.
@@ -284,15 +301,43 @@ export async function publish(deps: IngestDeps, averagesFor: ReadonlySet<string>
       : buildAverageDocuments(port, await deps.rollups.averages(port.id)),
   );
   documents.push(...averages.flat());
+  documents.push(...(await eventDocuments(deps, health, nowMs, publishedPorts(states))));
   await mapLimit(documents, 8, (doc) =>
     deps.documents.put(doc.key, doc.body, {
-      contentType: JSON_CONTENT_TYPE,
+      contentType: doc.contentType ?? JSON_CONTENT_TYPE,
       cacheControl: doc.cacheControl,
       contentHash: doc.contentHash,
     }),
   );
   for (const h of health) {
-    if (h.pendingPublish.length === 0) continue;
-    await deps.health.put({ ...h, pendingPublish: [] });
+    if (h.pendingPublish.length === 0 && h.pendingEvents.length === 0) continue;
+    await deps.health.put({ ...h, pendingPublish: [], pendingEvents: [] });
   }
+}
+
+/**
+ * The event log and the RSS feeds, rebuilt when events are pending (or the feeds are missing).
+ * The log is read back from the published document, so every instance shares it; merging by id
+ * makes a rerun after a crash harmless.
+ */
+async function eventDocuments(
+  deps: IngestDeps,
+  health: readonly FeedHealth[],
+  nowMs: number,
+  ports: readonly { id: string; slug: string; name: string }[],
+): Promise<BuiltDocument[]> {
+  const pending = health.flatMap((h) => h.pendingEvents);
+  if (pending.length === 0 && (await deps.documents.exists(RSS_KEYS.all))) return [];
+  const published = await deps.documents.get(DOCUMENT_KEYS.events);
+  const log = published ? (JSON.parse(published.body) as { events: ServiceEvent[] }).events : [];
+  const events = mergeEvents(log, pending);
+  return [
+    buildDocument(
+      DOCUMENT_KEYS.events,
+      CACHE_CONTROL.events,
+      { count: events.length, events },
+      new Date(nowMs).toISOString(),
+    ),
+    ...(await buildRssDocuments(events, ports)),
+  ];
 }

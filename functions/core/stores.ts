@@ -1,3 +1,4 @@
+import type { ServiceEvent } from './events.ts';
 /**
  * The small interfaces the core needs from the outside world. Adapters (DynamoDB, S3, HTTP)
  * implement them; tests hand in real local services or fault-injecting wrappers.
@@ -81,6 +82,8 @@ export interface FeedHealth {
   rejectSample: { portId: string | null; code: string; reason: string }[];
   /** Ports whose averages documents still need publishing (survives a crash before publish). */
   pendingPublish: string[];
+  /** Events seen but not yet in the published log and feeds (cleared by the publisher). */
+  pendingEvents: ServiceEvent[];
 }
 
 export interface HealthStore {

@@ -15,6 +15,7 @@ export const DOCUMENT_KEYS = {
   current: (withPorts: boolean) => `v1/port-current/${withPorts ? 'ports' : 'all'}.json`,
   averages: (idOrSlug: string) => `v1/port-hourly-averages/${idOrSlug}.json`,
   feedHealth: 'v1/feed-health.json',
+  events: 'v1/events.json',
 } as const;
 
 export const CACHE_CONTROL = {
@@ -22,6 +23,7 @@ export const CACHE_CONTROL = {
   current: 'public, max-age=30, s-maxage=60, stale-while-revalidate=30, stale-if-error=600',
   averages: 'public, max-age=600, s-maxage=600, stale-while-revalidate=60, stale-if-error=86400',
   feedHealth: 'public, max-age=30, s-maxage=30',
+  events: 'public, max-age=60, s-maxage=30',
   observations: 'public, max-age=60',
 } as const;
 
@@ -59,6 +61,8 @@ export interface BuiltDocument {
   body: string;
   contentHash: string;
   cacheControl: string;
+  /** JSON unless said otherwise. */
+  contentType?: string;
 }
 
 function hashOf(value: unknown): string {
@@ -227,7 +231,7 @@ export function buildSnapshotDocuments(input: ViewInput): BuiltDocument[] {
 
 /** Feed health as the public sees it (no validators). */
 function publicHealth(health: FeedHealth) {
-  const { etag: _etag, lastModified: _lastModified, ...rest } = health;
+  const { etag: _etag, lastModified: _lastModified, pendingPublish: _p, pendingEvents: _e, ...rest } = health;
   return rest;
 }
 

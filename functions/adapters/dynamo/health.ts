@@ -11,7 +11,7 @@ export function createHealthStore(doc: DynamoDBDocumentClient, table: string): H
       );
       if (!result.Item) return undefined;
       const { pk: _pk, ...health } = result.Item;
-      return { pendingPublish: [], rejectSample: [], ...health } as unknown as FeedHealth;
+      return { pendingPublish: [], pendingEvents: [], rejectSample: [], ...health } as unknown as FeedHealth;
     },
     async put(health) {
       await doc.send(new PutCommand({ TableName: table, Item: { pk: health.source, ...health } }));
