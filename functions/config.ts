@@ -87,6 +87,10 @@ export const McpConfigSchema = EndpointsSchema.extend({
   /** Host names a browser `Origin` may have (the resource's own host is always allowed). */
   MCP_ALLOWED_ORIGINS: commaList,
   MCP_MAX_BODY_BYTES: positiveInt(256 * 1024),
+  /** tools/call per minute per client IP without a token (the spec: rate limit tool invocations). */
+  MCP_RATE_LIMIT_PER_MINUTE: positiveInt(120),
+  /** tools/call per minute per signed-in user. */
+  MCP_USER_RATE_LIMIT_PER_MINUTE: positiveInt(240),
   MCP_UPGRADE_URL: z.url().default('https://border-waits.dev/plans'),
   /** Exports at most this large are returned inline; larger ones as a short-lived S3 link. */
   EXPORT_INLINE_MAX_BYTES: positiveInt(16 * 1024),

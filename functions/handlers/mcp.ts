@@ -3,6 +3,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { BUCKETS, TABLES } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
+import { createLimitStore } from '../adapters/dynamo/limits.ts';
 import { createExportStore } from '../adapters/s3/exports.ts';
 import { createStores } from '../adapters/stores.ts';
 import { McpConfigSchema, parseConfig } from '../config.ts';
@@ -30,6 +31,12 @@ export function createMcpWebApp(env: Record<string, string | undefined>, clock: 
     allowedHosts: config.MCP_ALLOWED_HOSTS,
     allowedOrigins: config.MCP_ALLOWED_ORIGINS,
     maxBodyBytes: config.MCP_MAX_BODY_BYTES,
+    limits: {
+      store: createLimitStore(stores.dynamo, String(config[TABLES.limits.envVar])),
+      perIp: { name: 'mcp-ip', quota: config.MCP_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+      perUser: { name: 'mcp-user', quota: config.MCP_USER_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+      clock,
+    },
     tools: {
       readApi: createReadApi({ documents: stores.documents, observations: stores.observations, clock }),
       clock,
@@ -46,12 +53,24 @@ export function createMcpWebApp(env: Record<string, string | undefined>, clock: 
   });
 }
 
+/**
+ * The viewer's IP: CloudFront sets `CloudFront-Viewer-Address` (`ip:port`, replacing any value a
+ * client sent); without CloudFront in front (locally), the connection's source address.
+ */
+function viewerIp(event: APIGatewayProxyEventV2): string {
+  const viewer = event.headers?.['cloudfront-viewer-address'];
+  if (viewer?.includes(':')) return viewer.slice(0, viewer.lastIndexOf(':'));
+  return event.requestContext.http.sourceIp;
+}
+
 /** The mcp function behind the HTTP API (payload 2.0), for a given environment. */
 export function createMcpHandler(env: Record<string, string | undefined>, clock: Clock = systemClock) {
   const app = createMcpWebApp(env, clock);
   const publicOrigin = new URL(parseConfig(McpConfigSchema, env).MCP_RESOURCE_URL).origin;
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().handler(async (event) =>
-    responseToHttpApiResult(await app(httpApiEventToRequest(event, publicOrigin))),
+    responseToHttpApiResult(
+      await app(httpApiEventToRequest(event, publicOrigin), { clientIp: viewerIp(event) }),
+    ),
   );
 }
 

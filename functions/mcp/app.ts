@@ -12,6 +12,8 @@ import {
   type OAuthTokenVerifier,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { consume, type LimitPolicy, type LimitStore, limitHeaders } from '../core/limits.ts';
+import type { Clock } from '../core/stores.ts';
 import { type AuthSettings, authGate, protectedResourceMetadata } from './auth.ts';
 import { createMcpServer } from './create-mcp-server.ts';
 import type { ToolDeps } from './tool-kit.ts';
@@ -25,13 +27,38 @@ export interface McpAppOptions {
   /** Host names a browser Origin may have, besides the resource's own. */
   allowedOrigins: readonly string[];
   maxBodyBytes: number;
+  /** Counts tools/call per client IP (anonymous) or per user (signed in). */
+  limits?: { store: LimitStore; perIp: LimitPolicy; perUser: LimitPolicy; clock: Clock };
   log?: (line: string) => void;
+}
+
+/** What the host knows of the caller beyond the request (the viewer IP behind CloudFront). */
+export interface McpCallContext {
+  clientIp?: string;
+}
+
+const isToolCall = (body: unknown) =>
+  (Array.isArray(body) ? body : [body]).some(
+    (m) => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call',
+  );
+
+/** The same response with extra headers. */
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  const merged = new Headers(response.headers);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: merged,
+  });
 }
 
 const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 
-export function createMcpApp(options: McpAppOptions): (request: Request) => Promise<Response> {
+export function createMcpApp(
+  options: McpAppOptions,
+): (request: Request, context?: McpCallContext) => Promise<Response> {
   const log = options.log ?? ((line: string) => console.error(line));
   const mcpPath = new URL(options.auth.resourceUrl).pathname;
   const metadata = protectedResourceMetadata(options.auth);
@@ -60,7 +87,7 @@ export function createMcpApp(options: McpAppOptions): (request: Request) => Prom
     }
   }
 
-  return async (request) => {
+  return async (request, context = {}) => {
     const { pathname } = new URL(request.url);
     if (pathname.startsWith('/.well-known/oauth-protected-resource')) {
       // The path-inserted document (RFC 9728 section 3.1) and the root one describe the same resource.
@@ -117,12 +144,31 @@ export function createMcpApp(options: McpAppOptions): (request: Request) => Prom
     }
     const gate = await authGate(request, body, options.verifier, options.auth);
     if (gate instanceof Response) return gate;
+    let rateHeaders: Record<string, string> = {};
+    if (options.limits && isToolCall(body)) {
+      const { store, perIp, perUser, clock } = options.limits;
+      const sub = gate.authInfo?.extra?.sub;
+      const decision = sub
+        ? await consume(store, perUser, `MCPUSER#${String(sub)}`, clock.now())
+        : await consume(store, perIp, `MCPIP#${context.clientIp ?? 'unknown'}`, clock.now());
+      rateHeaders = limitHeaders(decision);
+      if (!decision.admitted) {
+        return jsonRpcError(
+          429,
+          -32000,
+          `Too many tool calls: ${decision.policy.quota} per ${decision.policy.windowSeconds} s; retry after ${decision.resetSeconds} s.`,
+          rateHeaders,
+        );
+      }
+    }
     const forward = new Request(request.url, { method: 'POST', headers: request.headers, body: text });
-    if (body !== undefined && (await isLegacyRequest(forward, body)))
-      return legacy(forward, gate.authInfo, body);
-    return modern.fetch(forward, {
-      ...(gate.authInfo ? { authInfo: gate.authInfo } : {}),
-      ...(body !== undefined ? { parsedBody: body } : {}),
-    });
+    const response =
+      body !== undefined && (await isLegacyRequest(forward, body))
+        ? await legacy(forward, gate.authInfo, body)
+        : await modern.fetch(forward, {
+            ...(gate.authInfo ? { authInfo: gate.authInfo } : {}),
+            ...(body !== undefined ? { parsedBody: body } : {}),
+          });
+    return Object.keys(rateHeaders).length > 0 ? withHeaders(response, rateHeaders) : response;
   };
 }

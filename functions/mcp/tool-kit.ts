@@ -82,8 +82,39 @@ export function requireScope(
 
 export const SourceSchema = z.string().describe('Where the data comes from');
 
+/**
+ * The published port list and current view change once a minute at most (each ingest): a warm
+ * function keeps them this long instead of reading them from S3 on every call. Freshness is
+ * recomputed at each call from the readings' own times, so the cache never makes a reading look
+ * younger than it is.
+ */
+export const DOCUMENT_TTL_MS = 5_000;
+const documentCache = new WeakMap<ReadApi, Map<string, { atMs: number; value: Promise<unknown> }>>();
+
+type DocumentDeps = Pick<ToolDeps, 'readApi' | 'clock'>;
+
+function cachedDocument<T>(deps: DocumentDeps, key: string, load: () => Promise<T>): Promise<T> {
+  let entries = documentCache.get(deps.readApi);
+  if (!entries) {
+    entries = new Map();
+    documentCache.set(deps.readApi, entries);
+  }
+  const nowMs = deps.clock.now();
+  const hit = entries.get(key);
+  if (hit && nowMs >= hit.atMs && nowMs - hit.atMs < DOCUMENT_TTL_MS) return hit.value as Promise<T>;
+  const value = load();
+  const store = entries;
+  store.set(key, { atMs: nowMs, value });
+  value.catch(() => store.delete(key));
+  return value;
+}
+
 /** Ports as published (catalogue plus uncatalogued ones seen), or the catalogue before the first ingest. */
-export async function loadPorts(readApi: ReadApi): Promise<PublishedPort[]> {
+export function loadPorts(deps: DocumentDeps): Promise<PublishedPort[]> {
+  return cachedDocument(deps, 'ports', () => readPorts(deps.readApi));
+}
+
+async function readPorts(readApi: ReadApi): Promise<PublishedPort[]> {
   try {
     const result = await readApi.ports({});
     if (result.kind === 'document')
@@ -95,10 +126,10 @@ export async function loadPorts(readApi: ReadApi): Promise<PublishedPort[]> {
 }
 
 export async function findPublishedPort(
-  readApi: ReadApi,
+  deps: DocumentDeps,
   idOrSlug: string,
 ): Promise<PublishedPort | undefined> {
-  const ports = await loadPorts(readApi);
+  const ports = await loadPorts(deps);
   const lower = idOrSlug.toLowerCase();
   return ports.find((p) => p.id === idOrSlug) ?? ports.find((p) => p.slug === lower);
 }
@@ -110,7 +141,13 @@ export function unknownPort(idOrSlug: string): CallToolResult {
 }
 
 /** The current view with ports, or null before the first ingest. */
-export async function loadCurrent(
+export function loadCurrent(
+  deps: DocumentDeps,
+): Promise<{ generatedAt: string; byPort: Map<string, Current> } | null> {
+  return cachedDocument(deps, 'current', () => readCurrent(deps.readApi));
+}
+
+async function readCurrent(
   readApi: ReadApi,
 ): Promise<{ generatedAt: string; byPort: Map<string, Current> } | null> {
   try {

@@ -68,7 +68,7 @@ export const registerBestTimeToCross: ToolRegistrar = (server, deps) => {
     },
     async (input) =>
       guarded(async () => {
-        const port = await findPublishedPort(deps.readApi, input.port_id);
+        const port = await findPublishedPort(deps, input.port_id);
         if (!port) return unknownPort(input.port_id);
         if (!port.directions.includes(input.direction)) {
           return toolError(

@@ -93,7 +93,7 @@ export const registerCompareCrossings: ToolRegistrar = (server, deps) => {
     },
     async (input) =>
       guarded(async () => {
-        const ports = await loadPorts(deps.readApi);
+        const ports = await loadPorts(deps);
         let candidates: PublishedPort[];
         if (input.port_ids) {
           candidates = [];
@@ -124,7 +124,7 @@ export const registerCompareCrossings: ToolRegistrar = (server, deps) => {
           return toolError(`None of those crossings has ${input.direction} wait times.`);
         }
         const nowMs = deps.clock.now();
-        const current = await loadCurrent(deps.readApi);
+        const current = await loadCurrent(deps);
         const { ranked, excluded } = compareCrossings(
           candidates.map((port) => ({ port, current: current?.byPort.get(port.id) })),
           {

@@ -73,7 +73,7 @@ export const registerCreateAlert: ToolRegistrar = (server, deps) => {
       guarded(async () => {
         const owner = requireScope(ctx.http?.authInfo, 'alerts', deps.settings.upgradeUrl);
         if (typeof owner !== 'string') return owner;
-        const port = await findPublishedPort(deps.readApi, input.port_id);
+        const port = await findPublishedPort(deps, input.port_id);
         if (!port) return unknownPort(input.port_id);
         if (!port.directions.includes(input.direction)) {
           return toolError(

@@ -85,7 +85,7 @@ export const registerExportObservations: ToolRegistrar = (server, deps) => {
         if (typeof owner !== 'string') return owner;
         const portIds: string[] = [];
         for (const id of input.port_ids) {
-          const port = await findPublishedPort(deps.readApi, id);
+          const port = await findPublishedPort(deps, id);
           if (!port) return toolError(`Unknown port "${id}". Use search_crossings to find ids or slugs.`);
           if (!portIds.includes(port.id)) portIds.push(port.id);
         }

@@ -60,10 +60,10 @@ export const registerGetCurrentWaits: ToolRegistrar = (server, deps) => {
     },
     async (input) =>
       guarded(async () => {
-        const port = await findPublishedPort(deps.readApi, input.port_id);
+        const port = await findPublishedPort(deps, input.port_id);
         if (!port) return unknownPort(input.port_id);
         const nowMs = deps.clock.now();
-        const current = await loadCurrent(deps.readApi);
+        const current = await loadCurrent(deps);
         const portCurrent = current?.byPort.get(port.id);
         const lanes = (portCurrent?.lanes ?? [])
           .filter(

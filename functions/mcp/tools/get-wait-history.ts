@@ -89,7 +89,7 @@ export const registerGetWaitHistory: ToolRegistrar = (server, deps) => {
       guarded(async () => {
         const owner = requireScope(ctx.http?.authInfo, 'history', deps.settings.upgradeUrl);
         if (typeof owner !== 'string') return owner;
-        const port = await findPublishedPort(deps.readApi, input.port_id);
+        const port = await findPublishedPort(deps, input.port_id);
         if (!port) return unknownPort(input.port_id);
         const result = await deps.readApi.observations({
           port_id: port.id,

@@ -72,7 +72,7 @@ export const registerSearchCrossings: ToolRegistrar = (server, deps) => {
     },
     async (input) =>
       guarded(async () => {
-        const ports = await loadPorts(deps.readApi);
+        const ports = await loadPorts(deps);
         const crossings = searchCrossings(ports, {
           query: input.query,
           border: input.border,
