@@ -29,6 +29,8 @@ for (const name of [
   'MCP_OAUTH_JWKS_URL',
   'MCP_RESOURCE_URL',
   'MCP_TIER_CLAIM',
+  'MCP_RATE_LIMIT_PER_MINUTE',
+  'MCP_USER_RATE_LIMIT_PER_MINUTE',
 ]) {
   const value = env[name];
   if (value !== undefined) functionEnv[name] = value;
