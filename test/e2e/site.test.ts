@@ -279,4 +279,41 @@ describe.skipIf(skipReason !== '')(`status site in headless Chromium${skipReason
     await check(page, '/es/status/', 'status-outage');
     await page.close();
   });
+
+  it('/rss.xml parses as RSS 2.0 in the browser and carries an item for a port that closed', async () => {
+    const { nextPortClosing } = await import('../../infra/local/simulator/model.ts');
+    const closing = nextPortClosing(stack.clock.now());
+    stack.clock.set(closing.openAt);
+    await stack.service.ingestNow();
+    stack.clock.set(closing.closedAt);
+    await stack.service.ingestNow();
+    const page = await browser.newPage();
+    await page.goto(`${stack.service.url}/`);
+    const feed = await page.evaluate(async () => {
+      const response = await fetch('/rss.xml');
+      const doc = new DOMParser().parseFromString(await response.text(), 'application/xml');
+      return {
+        type: response.headers.get('content-type'),
+        parseError: doc.querySelector('parsererror') !== null,
+        root: doc.documentElement.nodeName,
+        version: doc.documentElement.getAttribute('version'),
+        channelTitle: doc.querySelector('channel > title')?.textContent ?? null,
+        items: [...doc.querySelectorAll('channel > item')].map((item) => ({
+          title: item.querySelector('title')?.textContent ?? '',
+          link: item.querySelector('link')?.textContent ?? '',
+          categories: [...item.querySelectorAll('category')].map((c) => c.textContent),
+        })),
+      };
+    });
+    expect(feed).toMatchObject({ parseError: false, root: 'rss', version: '2.0' });
+    expect(feed.type).toMatch(/^application\/rss\+xml/);
+    expect(feed.channelTitle).toBeTruthy();
+    const closed = feed.items.find(
+      (item) => item.categories.includes('port-closed') && item.link.endsWith(`/ports/${closing.port.slug}/`),
+    );
+    expect(closed?.title).toMatch(/is closed/);
+    await page.goto(`${stack.service.url}/rss.xml`);
+    await page.screenshot({ path: join(SHOTS, 'rss.png'), fullPage: true });
+    await page.close();
+  });
 });

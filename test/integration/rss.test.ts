@@ -4,23 +4,8 @@
  */
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Port } from '../../functions/core/model.ts';
-import { CBP_PORTS, portStatusAt } from '../../infra/local/simulator/model.ts';
+import { nextPortClosing } from '../../infra/local/simulator/model.ts';
 import { startStack, type TestStack } from './stack.ts';
-
-const STEP = 15 * 60_000;
-
-/** The first CBP port (and instant) that is open at `t` and closed at `t + STEP`, per the simulator's model. */
-function nextClosing(fromMs: number): { port: Port; openAt: number; closedAt: number } {
-  for (let t = fromMs; t < fromMs + 2 * 86_400_000; t += STEP) {
-    for (const port of CBP_PORTS) {
-      if (portStatusAt(port, t) === 'open' && portStatusAt(port, t + STEP) === 'closed') {
-        return { port, openAt: t, closedAt: t + STEP };
-      }
-    }
-  }
-  throw new Error('no port closes in the simulated two days');
-}
 
 interface RssItem {
   title: string;
@@ -67,7 +52,7 @@ async function readRss(
 
 describe('RSS feeds of service events', () => {
   let stack: TestStack;
-  const closing = nextClosing(Date.parse('2026-11-18T12:02:00Z'));
+  const closing = nextPortClosing(Date.parse('2026-11-18T12:02:00Z'));
 
   beforeAll(async () => {
     stack = await startStack({ atMs: closing.openAt });

@@ -462,6 +462,24 @@ function laneClosedAt(port: Port, slot: LaneSlot, updatedAtMs: number, local: Lo
 // What the CBP feed prints for a lane
 
 /** A CBP lane as the feed prints it. */
+/**
+ * The first CBP port that is open at some instant `openAt` (on a `stepMs` grid from `fromMs`, within
+ * two days) and closed at `openAt + stepMs`: for tests of what happens when a port closes.
+ */
+export function nextPortClosing(
+  fromMs: number,
+  stepMs = 15 * MINUTE_MS,
+): { port: Port; openAt: number; closedAt: number } {
+  for (let t = fromMs; t < fromMs + 2 * 24 * HOUR_MS; t += stepMs) {
+    for (const port of CBP_PORTS) {
+      if (portStatusAt(port, t) === 'open' && portStatusAt(port, t + stepMs) === 'closed') {
+        return { port, openAt: t, closedAt: t + stepMs };
+      }
+    }
+  }
+  throw new Error('no simulated port closes within two days');
+}
+
 export type CbpLaneView =
   | { kind: 'reading'; delayMinutes: number; lanesOpen: number; updatedAtMs: number }
   | { kind: 'lanes-closed' }
