@@ -125,6 +125,44 @@ describe.each(['legacy', 'modern'])('the Inspector CLI (%s era)', (era) => {
   });
 });
 
+describe('npm run token', () => {
+  it('prints a Business token from the development IdP of the running service, and /mcp accepts it', async () => {
+    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
+      (done) => {
+        execFile(
+          process.execPath,
+          [join(root, 'scripts/token.ts'), '--user', 'business'],
+          { cwd: root, timeout: 30_000, env: { ...process.env, DATA_DIR: stack.service.dataDir } },
+          (error, out, err) => done({ code: error ? 1 : 0, stdout: out, stderr: err }),
+        );
+      },
+    );
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('scope "alerts history"');
+    const token = stdout.trim();
+    const { code: inspected, stdout: result } = await run(INSPECTOR, [
+      '--cli',
+      stack.service.mcpUrl,
+      '--format',
+      'json',
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_wait_history',
+      '--tool-args-json',
+      '{"port_id":"250401","hours":3}',
+      '--header',
+      `Authorization: Bearer ${token}`,
+      '--stored-auth-only',
+    ]);
+    expect(inspected).toBe(0);
+    expect(
+      (JSON.parse(result) as { result: { structuredContent: { portId: string } } }).result.structuredContent
+        .portId,
+    ).toBe('250401');
+  });
+});
+
 const SCENARIOS: [string, string][] = [
   ['2025-06-18', 'server-initialize'],
   ['2025-06-18', 'ping'],
