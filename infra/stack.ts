@@ -51,12 +51,15 @@ import {
   GraphWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Alias } from 'aws-cdk-lib/aws-kms';
+import { FilterPattern, LogGroup, MetricFilter, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
@@ -579,6 +582,22 @@ export class BorderWaitsStack extends Stack {
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
         treatMissingData: TreatMissingData.BREACHING,
       }),
+      new Alarm(this, 'FeedsFailing', {
+        alarmDescription:
+          'A feed failed or was refused at every cycle for 15 minutes: its readings age towards stale',
+        metric: new MetricFilter(this, 'FeedFailures', {
+          logGroup: functions.ingest.logGroup,
+          // The ingest logs one line per source and cycle: `ingest source=cbp outcome=failed ...`.
+          filterPattern: FilterPattern.anyTerm('outcome=failed', 'outcome=refused'),
+          metricNamespace: 'BorderWaits',
+          metricName: 'FeedFailures',
+          metricValue: '1',
+        }).metric({ statistic: 'Sum', period: Duration.minutes(15) }),
+        threshold: 15,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
       new Alarm(this, 'Api5xx', {
         alarmDescription: 'API Gateway 5XX responses',
         metric: api.metricServerError({ period: Duration.minutes(5) }),
@@ -612,7 +631,17 @@ export class BorderWaitsStack extends Stack {
         right: [apiFn.metricDuration()],
       }),
     );
-    void alarms;
+    // Operators subscribe to this topic (email, chat, paging) after the deploy.
+    const alarmTopic = new Topic(this, 'Alarms', {
+      displayName: 'border waits alarms',
+      enforceSSL: true,
+      masterKey: Alias.fromAliasName(this, 'SnsKey', 'alias/aws/sns'),
+    });
+    for (const alarm of alarms) {
+      alarm.addAlarmAction(new SnsAction(alarmTopic));
+      alarm.addOkAction(new SnsAction(alarmTopic));
+    }
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarmTopic.topicArn });
 
     new CfnOutput(this, 'BaseUrl', { value: `https://${this.distribution.distributionDomainName}` });
     new CfnOutput(this, 'ApiUrl', { value: api.url });

@@ -212,6 +212,11 @@ describe('CloudFront', () => {
         ErrorCachingMinTTL: 60,
       })),
     );
+    // The default (site) behaviour serves that path: the site build ships the document.
+    const page = JSON.parse(
+      readFileSync(new URL('../../site/public/errors/not-found.json', import.meta.url), 'utf8'),
+    );
+    expect(page).toMatchObject({ status: 404, title: 'Not found', type: expect.stringMatching(/^https:/) });
     expect(config.Logging).toMatchObject({ Prefix: 'cloudfront/' });
     const aclId = Object.keys(template.findResources('AWS::WAFv2::WebACL'))[0];
     expect(config.WebACLId).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
@@ -410,15 +415,38 @@ describe('API Gateway', () => {
 });
 
 describe('operations', () => {
-  it('alarms on ingest errors, ingest silence, API 5XX and throttles; a dashboard', () => {
+  it('alarms on ingest errors, ingest silence, failing feeds, API 5XX and throttles; a dashboard', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
     expect(alarms.map((a) => a.MetricName).sort()).toEqual([
       '5XXError',
       'Errors',
+      'FeedFailures',
       'Invocations',
       'Throttles',
     ]);
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: Match.stringLikeRegexp('outcome=failed'),
+      MetricTransformations: [
+        Match.objectLike({ MetricName: 'FeedFailures', MetricNamespace: 'BorderWaits' }),
+      ],
+    });
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+  it('every alarm notifies the alarm topic (SSL only, encrypted) when it fires and when it clears', () => {
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: Match.objectLike({
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      }),
+    });
+    const topic = Object.keys(template.findResources('AWS::SNS::Topic'))[0];
+    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+      expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);
+    }
+    template.hasOutput('AlarmTopicArn', {});
   });
   it('outputs BaseUrl and ApiUrl', () => {
     template.hasOutput('BaseUrl', {});
