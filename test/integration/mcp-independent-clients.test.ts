@@ -3,13 +3,15 @@
  * eras) and the official conformance suite for every server scenario that applies to a product
  * server, with the checked-in baseline of expected failures (test/conformance/baseline.yml).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browseAuthorization } from '../../infra/local/dev-idp-login.ts';
 import { tokenFor } from './mcp-support.ts';
 import { startStack, type TestStack } from './stack.ts';
 
@@ -161,6 +163,57 @@ describe('npm run token', () => {
         .portId,
     ).toBe('250401');
   });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', () => ready()));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+describe('the conformance suite against the development IdP', () => {
+  it('passes the authorization-server scenarios (metadata, authorization code + PKCE with resource)', async () => {
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [
+        CONFORMANCE,
+        'authorization',
+        '--url',
+        stack.service.issuer,
+        '--client-id',
+        'dev-test-client',
+        '--resource',
+        stack.service.mcpUrl,
+        '-p',
+        String(port),
+        '-o',
+        join(home, 'conformance-idp'),
+      ],
+      { cwd: home, env: { ...process.env, HOME: home, NO_COLOR: '1' } },
+    );
+    let output = '';
+    const exited = new Promise<number>((done) => child.on('exit', (code) => done(code ?? 1)));
+    const authUrl = await new Promise<string>((found, fail) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        // The suite prints the URL a person would open, then starts its callback server.
+        const url = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(output)?.[1];
+        if (url && output.includes('Callback server started')) found(url);
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.on('exit', () => fail(new Error(`conformance exited early:\n${output}`)));
+    });
+    // The "browser": sign in as pro at the dev IdP's login page, then land on the suite's callback.
+    const callback = await browseAuthorization(new URL(authUrl), 'pro', `http://127.0.0.1:${port}/callback`);
+    const landed = await fetch(callback);
+    await landed.body?.cancel();
+    expect(await exited, output).toBe(0);
+    expect(output).toMatch(/Total: 2 passed, 0 failed/);
+  }, 120_000);
 });
 
 const SCENARIOS: [string, string][] = [
