@@ -11,7 +11,8 @@
  */
 import { createDocumentClient } from '../functions/adapters/dynamo/client.ts';
 import { createKeyStore } from '../functions/adapters/dynamo/keys.ts';
-import { AccountSchema, generateKey, newKeyRecord } from '../functions/core/keys.ts';
+import { AccountSchema } from '../functions/core/key-requests.ts';
+import { generateKey, newKeyRecord } from '../functions/core/keys.ts';
 import { attachOrOpenDynamo } from '../infra/local/dynamo.ts';
 import { TABLES } from '../infra/manifest.ts';
 

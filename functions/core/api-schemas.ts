@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { FRESHNESS_POLICY } from './freshness.ts';
-import { KeyRequestInputSchema } from './keys.ts';
+import { KeyRequestInputSchema } from './key-requests.ts';
 import { BORDERS, DIRECTIONS, FRESHNESS, LANE_STATUSES, LANES, MODES, SOURCES } from './model.ts';
 import { RETENTION_HOURS } from './queries.ts';
 

@@ -6,7 +6,8 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord, KeyRequest, KeyRequestStore, KeyStore } from '../../core/keys.ts';
+import type { KeyRequest, KeyRequestStore } from '../../core/key-requests.ts';
+import type { ApiKeyRecord, KeyStore } from '../../core/keys.ts';
 
 /**
  * Keys and key requests in one table. A key is `pk = KEY#<sha256 hex>`, `sk = KEY` (the layout the
