@@ -29,7 +29,7 @@ export function createStores(config: StoreConfig, clock: Clock) {
     s3,
     observations: createObservationStore(dynamo, name(TABLES.observations.envVar), () => clock.now()),
     latest: createLatestStore(dynamo, name(TABLES.latest.envVar)),
-    rollups: createRollupStore(dynamo, name(TABLES.rollups.envVar)),
+    rollups: createRollupStore(dynamo, name(TABLES.rollups.envVar), () => clock.now()),
     health: createHealthStore(dynamo, name(TABLES.health.envVar)),
     documents: createDocumentStore(s3, name(BUCKETS.data.envVar)),
   };

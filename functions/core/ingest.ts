@@ -14,7 +14,14 @@ import { DomainError, FeedRefusedError } from './errors.ts';
 import { feedEvent, mergeEvents, portEvents, type ServiceEvent } from './events.ts';
 import { detectFormat, parseFeed } from './feeds/index.ts';
 import type { ParsedFeed, Source } from './model.ts';
-import { bucketKey, contributionsOfDay, localBucketOf, localDayRange, type RollupStore } from './rollups.ts';
+import {
+  bucketKey,
+  contributionsOfDay,
+  localBucketOf,
+  localDayRange,
+  ROLLUP_MAX_AGE_DAYS,
+  type RollupStore,
+} from './rollups.ts';
 import { buildRssDocuments, RSS_KEYS } from './rss.ts';
 import type {
   Clock,
@@ -64,8 +71,6 @@ export interface SourceOutcome {
 
 /** A document with fewer than this share of the last good document's ports is refused. */
 export const MIN_PORT_SHARE = 0.5;
-/** Rollups are not recomputed for local dates whose observations may already have expired. */
-const ROLLUP_MAX_AGE_DAYS = 13;
 
 function emptyHealth(source: FeedSource): FeedHealth {
   return {

@@ -11,6 +11,20 @@ import type { Direction, HourlyAverage, Lane, Mode } from './model.ts';
 import type { Observation } from './stores.ts';
 import { type LocalDateTime, utcToZoned, zonedToUtc } from './time.ts';
 
+/** Observations older than this (at ingest) no longer change a rollup: their date is closing. */
+export const ROLLUP_MAX_AGE_DAYS = 13;
+/**
+ * Dates older than this are settled: folded into a bucket's running total, so a bucket's size (and
+ * the cost of reading the averages) stays bounded however long the history. Comfortably past
+ * {@link ROLLUP_MAX_AGE_DAYS}, so no contribution is ever written for a settled date.
+ */
+export const SETTLE_AFTER_DAYS = 16;
+
+/** The port-local date (`YYYY-MM-DD`) before which dates are settled at `nowMs`. */
+export function settledBefore(nowMs: number): string {
+  return new Date(nowMs - SETTLE_AFTER_DAYS * 86_400_000).toISOString().slice(0, 10);
+}
+
 export interface RollupContribution {
   portId: string;
   direction: Direction;
