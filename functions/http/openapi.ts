@@ -172,6 +172,23 @@ function ok(description: string, schemaRef: Json, example?: unknown): Json {
   };
 }
 
+/** A HEAD operation: the GET's responses with their headers and no bodies. */
+function head(get: Json, componentResponses: Record<string, Json>): Json {
+  const responses: Record<string, Json> = {};
+  for (const [status, value] of Object.entries(get.responses as Record<string, Json>)) {
+    const ref = typeof value.$ref === 'string' ? value.$ref.split('/').pop() : undefined;
+    const { content: _content, ...rest } = (ref ? componentResponses[ref] : value) ?? value;
+    responses[status] = rest;
+  }
+  return {
+    ...get,
+    operationId: `${String(get.operationId)}Head`,
+    summary: `${String(get.summary)} (headers only)`,
+    description: 'The same headers as GET, without a body.',
+    responses,
+  };
+}
+
 function view(
   path: string,
   operationId: string,
@@ -179,24 +196,83 @@ function view(
   description: string,
   query: z.ZodObject,
   body: Json,
-  example?: unknown,
+  example: unknown,
+  componentResponses: Record<string, Json>,
 ): Json {
+  const get = {
+    operationId,
+    summary,
+    description: `${description}\n\nUnknown query parameters are ignored; bad values of known ones are 400.`,
+    tags: ['views'],
+    security: [{}, { ApiKeyAuth: [] }],
+    parameters: queryParameters(query),
+    responses: { ...ok(summary, body, example), ...errorResponses(path) },
+  };
+  return { get, head: head(get, componentResponses) };
+}
+
+/** Responses shared by the operations (`#/components/responses`). */
+function sharedResponses(): Record<string, Json> {
   return {
-    get: {
-      operationId,
-      summary,
-      description: `${description}\n\nHEAD answers the same headers without a body. Unknown query parameters are ignored; bad values of known ones are 400.`,
-      tags: ['views'],
-      security: [{}, { ApiKeyAuth: [] }],
-      parameters: queryParameters(query),
-      responses: { ...ok(summary, body, example), ...errorResponses(path) },
-    },
+    InvalidParameter: problemResponse('A query parameter has a bad value (each one in errors)', {
+      ...problemExample(
+        400,
+        'invalid-parameter',
+        'Invalid query parameter',
+        'border must be one of "mx", "ca"',
+        '/api/v1/ports',
+      ),
+      errors: [{ name: 'border', reason: 'must be one of "mx", "ca"' }],
+    }),
+    InvalidKey: problemResponse(
+      'The x-api-key header does not hold a live key (unknown, revoked or garbled)',
+      problemExample(401, 'invalid-key', 'Invalid or revoked API key', 'Unauthorized', '/api/v1/ports'),
+    ),
+    NotFound: problemResponse(
+      'No such port, document or path',
+      problemExample(
+        404,
+        'not-found',
+        'Not found',
+        'no port with id or slug "nowhere"',
+        '/api/v1/wait-observations',
+      ),
+    ),
+    MethodNotAllowed: problemResponse(
+      'The data API is read-only: GET and HEAD only',
+      problemExample(405, 'method-not-allowed', 'Method not allowed', 'GET and HEAD only', '/api/v1/ports'),
+      { Allow: refHeader('Allow') },
+    ),
+    RateLimited: problemResponse(
+      'Over a limit; retry after Retry-After seconds',
+      {
+        ...problemExample(
+          429,
+          'rate-limited',
+          'Too many requests',
+          'More than 60 requests in 60 seconds (key limit); retry after 17 s.',
+          '/api/v1/ports',
+        ),
+        'violated-policies': ['key'],
+      },
+      { 'Retry-After': refHeader('RetryAfter') },
+    ),
+    BadGateway: problemResponse(
+      'The gateway could not use the function’s answer',
+      problemExample(502, 'server-error', 'Server error', 'Internal server error', '/api/v1/ports'),
+    ),
+    Unavailable: problemResponse(
+      'Temporarily unavailable (a store or the function is overloaded)',
+      problemExample(503, 'server-error', 'Server error', 'Service unavailable', '/api/v1/ports'),
+    ),
   };
 }
 
 /** The whole document. */
 export function buildOpenApi(options: OpenApiOptions): Json {
   const schemas = componentSchemas();
+  const componentResponses = sharedResponses();
+  const withHead = (get: Json) => ({ get, head: head(get, componentResponses) });
   return {
     openapi: '3.1.1',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -240,6 +316,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         PortsQuerySchema,
         { $ref: `${REF}PortsBody` },
         BODY_EXAMPLES.ports,
+        componentResponses,
       ),
       '/api/v1/port-current': view(
         '/api/v1/port-current',
@@ -249,6 +326,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         CurrentQuerySchema,
         { oneOf: [{ $ref: `${REF}CurrentBody` }, { $ref: `${REF}CurrentWithPortsBody` }] },
         BODY_EXAMPLES.current,
+        componentResponses,
       ),
       '/api/v1/wait-observations': view(
         '/api/v1/wait-observations',
@@ -258,6 +336,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         ObservationsQuerySchema,
         { $ref: `${REF}ObservationsBody` },
         BODY_EXAMPLES.observations,
+        componentResponses,
       ),
       '/api/v1/port-hourly-averages': view(
         '/api/v1/port-hourly-averages',
@@ -267,21 +346,20 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         AveragesQuerySchema,
         { $ref: `${REF}AveragesBody` },
         BODY_EXAMPLES.averages,
+        componentResponses,
       ),
-      '/api/v1/openapi.json': {
-        get: {
-          operationId: 'getOpenApi',
-          summary: 'This document',
-          description:
-            'The OpenAPI 3.1 description of the API, generated from the same schemas the handlers use.',
-          tags: ['meta'],
-          security: [{}, { ApiKeyAuth: [] }],
-          responses: {
-            ...ok('The OpenAPI document', { type: 'object' }),
-            ...errorResponses('/api/v1/openapi.json'),
-          },
+      '/api/v1/openapi.json': withHead({
+        operationId: 'getOpenApi',
+        summary: 'This document',
+        description:
+          'The OpenAPI 3.1 description of the API, generated from the same schemas the handlers use.',
+        tags: ['meta'],
+        security: [{}, { ApiKeyAuth: [] }],
+        responses: {
+          ...ok('The OpenAPI document', { type: 'object' }),
+          ...errorResponses('/api/v1/openapi.json'),
         },
-      },
+      }),
       '/keys/requests': {
         post: {
           operationId: 'requestApiKey',
@@ -367,65 +445,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
             'Optional. Keys look like bw_live_ followed by 38 letters and digits (the last 6 a checksum). Without a key, access is public and limited per IP; with an invalid or revoked key, 401.',
         },
       },
-      responses: {
-        InvalidParameter: problemResponse('A query parameter has a bad value (each one in errors)', {
-          ...problemExample(
-            400,
-            'invalid-parameter',
-            'Invalid query parameter',
-            'border must be one of "mx", "ca"',
-            '/api/v1/ports',
-          ),
-          errors: [{ name: 'border', reason: 'must be one of "mx", "ca"' }],
-        }),
-        InvalidKey: problemResponse(
-          'The x-api-key header does not hold a live key (unknown, revoked or garbled)',
-          problemExample(401, 'invalid-key', 'Invalid or revoked API key', 'Unauthorized', '/api/v1/ports'),
-        ),
-        NotFound: problemResponse(
-          'No such port, document or path',
-          problemExample(
-            404,
-            'not-found',
-            'Not found',
-            'no port with id or slug "nowhere"',
-            '/api/v1/wait-observations',
-          ),
-        ),
-        MethodNotAllowed: problemResponse(
-          'The data API is read-only: GET and HEAD only',
-          problemExample(
-            405,
-            'method-not-allowed',
-            'Method not allowed',
-            'GET and HEAD only',
-            '/api/v1/ports',
-          ),
-          { Allow: refHeader('Allow') },
-        ),
-        RateLimited: problemResponse(
-          'Over a limit; retry after Retry-After seconds',
-          {
-            ...problemExample(
-              429,
-              'rate-limited',
-              'Too many requests',
-              'More than 60 requests in 60 seconds (key limit); retry after 17 s.',
-              '/api/v1/ports',
-            ),
-            'violated-policies': ['key'],
-          },
-          { 'Retry-After': refHeader('RetryAfter') },
-        ),
-        BadGateway: problemResponse(
-          'The gateway could not use the function’s answer',
-          problemExample(502, 'server-error', 'Server error', 'Internal server error', '/api/v1/ports'),
-        ),
-        Unavailable: problemResponse(
-          'Temporarily unavailable (a store or the function is overloaded)',
-          problemExample(503, 'server-error', 'Server error', 'Service unavailable', '/api/v1/ports'),
-        ),
-      },
+      responses: componentResponses,
     },
   };
 }

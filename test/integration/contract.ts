@@ -70,7 +70,7 @@ export function createContract(document: Json): Contract {
       const problems: string[] = [];
       const paths = document.paths as Record<string, Record<string, Json>>;
       const item = paths[url.pathname];
-      const method = response.method.toLowerCase() === 'head' ? 'get' : response.method.toLowerCase();
+      const method = response.method.toLowerCase();
       const operation = item?.[method];
       const where = `${response.method} ${response.path} -> ${response.status}`;
       let spec: Json | undefined;
