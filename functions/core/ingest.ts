@@ -219,10 +219,11 @@ async function store(
   const fetchedAt = new Date(fetchedAtMs).toISOString();
   const { readings: known, ports: knownPorts } = await deps.latest.all();
   const knownByLane = new Map(known.map((r) => [laneKey(r), r]));
+  const priorZones = new Map(knownPorts.map((p) => [`${p.source}#${p.portId}`, p.timeZone]));
   const zones = new Map<string, string | null>();
   for (const port of parsed.ports) {
-    const prior = knownPorts.find((p) => p.portId === port.portId && p.source === port.source);
-    zones.set(port.portId, getPort(port.portId)?.timeZone ?? prior?.timeZone ?? null);
+    const prior = priorZones.get(`${port.source}#${port.portId}`);
+    zones.set(port.portId, getPort(port.portId)?.timeZone ?? prior ?? null);
   }
 
   // 1. New observations: readings with their own time not yet in latest.

@@ -1,9 +1,9 @@
-import type { ServiceEvent } from './events.ts';
 /**
  * The small interfaces the core needs from the outside world. Adapters (DynamoDB, S3, HTTP)
  * implement them; tests hand in real local services or fault-injecting wrappers.
  */
-import type { Border, Direction, FeedFormat, Lane, Mode, Reading, Source } from './model.ts';
+import type { ServiceEvent } from './events.ts';
+import type { Direction, FeedFormat, Lane, Mode, PortSnapshot, Reading, Source } from './model.ts';
 
 /** A reading with its own source time, stored once (identity: port, direction, mode, lane, observedAt). */
 export interface Observation extends Reading {
@@ -17,16 +17,7 @@ export interface LatestReading extends Reading {
 }
 
 /** The latest port-level state one source gave for a port. */
-export interface LatestPortState {
-  portId: string;
-  source: Source;
-  name: string;
-  crossing: string | null;
-  border: Border | null;
-  portStatus: 'open' | 'closed' | null;
-  hours: string | null;
-  notice: string | null;
-  uncatalogued: boolean;
+export interface LatestPortState extends PortSnapshot {
   /** IANA zone used to read this port's times (from the catalogue or the abbreviation). */
   timeZone: string | null;
   fetchedAt: string;
