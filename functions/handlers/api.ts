@@ -30,6 +30,7 @@ export function createApiHandler(env: Record<string, string | undefined>, clock:
     limits: createLimitStore(stores.dynamo, config[TABLES.limits.envVar]),
     clock,
     policies,
+    log: (line) => console.error(line),
   });
   const openApi = buildOpenApi({ ...policies, edgePerMinute: LIMITS.edgePerMinute });
   const route = createApiRouter({

@@ -22,6 +22,7 @@ export interface AccessDeps {
   limits: LimitStore;
   clock: Clock;
   policies: AccessPolicies;
+  log?: (line: string) => void;
 }
 
 export type AccessScope = 'api' | 'key-requests';
@@ -59,7 +60,23 @@ export function createAccess(deps: AccessDeps) {
     const presented = header(event, 'x-api-key');
     let keyId: string | null = null;
     if (presented !== undefined) {
-      keyId = await keyOf(event, presented);
+      try {
+        keyId = await keyOf(event, presented);
+      } catch (error: unknown) {
+        // A key that cannot be checked is neither admitted nor refused as invalid: try again soon.
+        deps.log?.(`access: key lookup failed: ${error instanceof Error ? error.message : String(error)}`);
+        return {
+          admitted: false,
+          headers: { 'ratelimit-policy': policyHeader(deps.policies.key), 'retry-after': '5' },
+          problem: problem(
+            503,
+            'unavailable',
+            'Service unavailable',
+            'The API key could not be checked just now; retry in a few seconds.',
+            event.path,
+          ),
+        };
+      }
       if (!keyId) {
         return {
           admitted: false,
@@ -75,15 +92,23 @@ export function createAccess(deps: AccessDeps) {
       }
     }
     const ip = clientIp(event);
-    const decision =
+    const [policy, subject] =
       scope === 'key-requests'
-        ? await consume(deps.limits, deps.policies.keyRequests, `KEYREQ#${ip}`, now)
+        ? [deps.policies.keyRequests, `KEYREQ#${ip}`]
         : keyId
-          ? await consume(deps.limits, deps.policies.key, `KEY#${keyId}`, now)
-          : await consume(deps.limits, deps.policies.public, `IP#${ip}`, now);
+          ? [deps.policies.key, `KEY#${keyId}`]
+          : [deps.policies.public, `IP#${ip}`];
+    let decision: Awaited<ReturnType<typeof consume>>;
+    try {
+      decision = await consume(deps.limits, policy, subject, now);
+    } catch (error: unknown) {
+      // Fail open: an unreachable counter store must not take the read API down. No counter was
+      // consulted, so the answer carries the policy but no RateLimit field.
+      deps.log?.(`access: limiter failed: ${error instanceof Error ? error.message : String(error)}`);
+      return { admitted: true, keyId, headers: { 'ratelimit-policy': policyHeader(policy) } };
+    }
     const headers = limitHeaders(decision);
     if (decision.admitted) return { admitted: true, keyId, headers };
-    const { policy } = decision;
     return {
       admitted: false,
       headers,

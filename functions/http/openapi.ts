@@ -262,8 +262,15 @@ function sharedResponses(): Record<string, Json> {
       problemExample(502, 'server-error', 'Server error', 'Internal server error', '/api/v1/ports'),
     ),
     Unavailable: problemResponse(
-      'Temporarily unavailable (a store or the function is overloaded)',
-      problemExample(503, 'server-error', 'Server error', 'Service unavailable', '/api/v1/ports'),
+      'Temporarily unavailable (a store could not be reached, e.g. to check the key)',
+      problemExample(
+        503,
+        'unavailable',
+        'Service unavailable',
+        'The API key could not be checked just now; retry in a few seconds.',
+        '/api/v1/ports',
+      ),
+      { 'Retry-After': header('Seconds to wait before retrying', { type: 'string', pattern: '^\\d+$' }) },
     ),
   };
 }

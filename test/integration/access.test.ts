@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiHandler } from '../../functions/handlers/api.ts';
 import { toRestEvent } from '../../infra/local/gateway.ts';
 import { TABLES } from '../../infra/manifest.ts';
-import { withContract } from './contract.ts';
+import { type Contract, withContract } from './contract.ts';
 import { issueKey, keyStoreOf, revokeKey } from './keys.ts';
 import { startStack, type TestStack } from './stack.ts';
 
@@ -299,5 +299,65 @@ describe('POST /keys/requests', () => {
     await problemOf(refused, 429);
     expect(Number(refused.headers.get('retry-after'))).toBe(3600 - (10 * 60 + 15));
     expect((await stored()).length).toBe(before);
+  });
+});
+
+describe('when a store fails', () => {
+  let stack: TestStack & { contract: Contract };
+  beforeAll(async () => {
+    // The api function is pointed at a counter table that does not exist: every UpdateItem fails.
+    stack = await withContract(await startStack({ atMs: AT, env: { TABLE_LIMITS: 'no-such-limits' } }));
+    await stack.service.ingestNow();
+  });
+  afterAll(() => stack?.stop());
+
+  it('keeps answering when the counters cannot be reached, with the policy and no RateLimit', async () => {
+    const { key } = await issueKey(stack);
+    for (const headers of [{}, { 'x-api-key': key }] as Record<string, string>[]) {
+      const response = await stack.get('/api/v1/wait-observations?port_id=250401', { headers });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit-policy')).toMatch(/^"(ip|key)";q=\d+;w=60$/);
+      expect(response.headers.get('ratelimit')).toBeNull();
+    }
+    expect(stack.logs.join('\n')).not.toContain('api unhandled');
+  });
+
+  it('answers 503 with Retry-After, not 401 or 500, when a key cannot be checked', async () => {
+    const handler = createApiHandler(
+      {
+        AWS_ENDPOINT_URL_DYNAMODB: stack.service.endpoints.dynamodb,
+        AWS_ENDPOINT_URL_S3: stack.service.endpoints.s3,
+        TABLE_KEYS: 'no-such-keys',
+      },
+      stack.clock,
+    );
+    const { key } = await issueKey(stack);
+    const result = await handler(
+      toRestEvent(
+        {
+          method: 'GET',
+          url: new URL('http://api.local/api/v1/ports'),
+          headers: { 'x-api-key': key },
+          body: Buffer.alloc(0),
+          sourceIp: '203.0.113.9',
+        },
+        '/api/v1/ports',
+        null,
+      ),
+      {} as never,
+    );
+    expect(result.statusCode).toBe(503);
+    expect(result.headers?.['retry-after']).toBe('5');
+    expect(JSON.parse(result.body)).toMatchObject({
+      status: 503,
+      type: 'https://border-waits.dev/problems/unavailable',
+    });
+    stack.contract.check({
+      method: 'GET',
+      path: '/api/v1/ports',
+      status: result.statusCode,
+      headers: new Headers(result.headers as Record<string, string>),
+      body: result.body,
+    });
   });
 });
