@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Current, LaneWait, PublishedPort } from '../../functions/core/views.ts';
 import type { TestStack } from '../integration/stack.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -27,23 +28,10 @@ const LAUNCH_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+type CurrentPort = PublishedPort & { current: Current };
+
 /** Page budget: the page's own HTML+CSS+JS+icons (not the API data it fetches). */
 const BUDGET = { totalBytes: 60_000, scriptBytes: 15_000 };
-
-interface Lane {
-  direction: string;
-  mode: string;
-  lane: string;
-  status: string;
-  delayMinutes: number | null;
-}
-interface CurrentPort {
-  id: string;
-  slug: string;
-  name: string;
-  border: string;
-  current: { lanes: Lane[] };
-}
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -156,7 +144,7 @@ describe.skipIf(skipReason !== '')(`status site in headless Chromium${skipReason
     expect(weight.scripts, `script bytes of ${path}`).toBeLessThan(BUDGET.scriptBytes);
   }
 
-  const waitOf = (lane: Lane) =>
+  const waitOf = (lane: LaneWait) =>
     lane.status === 'open' ? (lane.delayMinutes === null ? null : `${lane.delayMinutes} min`) : null;
 
   it('home lists every crossing of the demo data with its wait, and a filter narrows it', async () => {

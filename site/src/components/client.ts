@@ -1,29 +1,13 @@
 /** Small helpers shared by the browser scripts (bundled by Astro, no framework). */
+import type { Current, LaneWait, PublishedPort } from '../../../functions/core/views';
 import type { Strings } from '../i18n';
 
-export interface LaneWait {
-  direction: string;
-  mode: string;
-  lane: string;
-  status: string;
-  delayMinutes: number | null;
-  lanesOpen: number | null;
-  maxLanes: number | null;
-  observedAt: string | null;
-  fetchedAt: string;
-  freshness: string;
-  source: string;
-}
+export type { LaneWait };
 
-export interface CurrentPort {
-  id: string;
-  slug: string;
-  name: string;
-  crossing: string | null;
-  border: string;
-  hours: string | null;
-  current: { status: string; updatedAt: string; notice: string | null; lanes: LaneWait[] };
-}
+/** A port of `port-current?include=ports`, as the pages use it. */
+export type CurrentPort = Pick<PublishedPort, 'id' | 'slug' | 'name' | 'crossing' | 'border' | 'hours'> & {
+  current: Current;
+};
 
 export interface CurrentDoc {
   generatedAt: string;
