@@ -94,12 +94,15 @@ export function createReadApi(deps: ReadApiDeps) {
       const hours = Math.min(query.hours ?? 24, RETENTION_HOURS);
       const toMs = deps.clock.now();
       const fromMs = toMs - hours * 3_600_000;
-      const found = await deps.observations.query(port.id, fromMs, toMs, {
-        direction: query.direction,
-        mode: query.mode,
-        lane: query.lane,
-      });
-      const kept = found.length > MAX_OBSERVATIONS ? found.slice(found.length - MAX_OBSERVATIONS) : found;
+      // One more than the bound says whether some were left off.
+      const found = await deps.observations.query(
+        port.id,
+        fromMs,
+        toMs,
+        { direction: query.direction, mode: query.mode, lane: query.lane },
+        MAX_OBSERVATIONS + 1,
+      );
+      const kept = found.length > MAX_OBSERVATIONS ? found.slice(1) : found;
       const newestFetch = kept.reduce((a, o) => (o.fetchedAt > a ? o.fetchedAt : a), '');
       return {
         kind: 'json',

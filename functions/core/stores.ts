@@ -38,7 +38,10 @@ export interface ObservationFilter {
 export interface ObservationStore {
   /** Idempotent: writing an observation again leaves one copy. */
   putMany(observations: readonly Observation[]): Promise<void>;
-  /** Observations of one port with `fromMs <= observedAt <= toMs`, oldest first, never expired ones. */
+  /**
+   * Observations of one port with `fromMs <= observedAt <= toMs`, oldest first, never expired ones;
+   * with `limit`, only the newest `limit` of them (still oldest first).
+   */
   query(
     portId: string,
     fromMs: number,

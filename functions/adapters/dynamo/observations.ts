@@ -53,16 +53,18 @@ export function createObservationStore(
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
             ExclusiveStartKey: start,
+            // With a limit, read newest first and stop there: the cost follows the answer.
+            ScanIndexForward: !Number.isFinite(limit),
           }),
         );
         for (const item of page.Items ?? []) {
           const { pk: _pk, sk: _sk, ttl: _ttl, ...observation } = item;
           out.push(observation as Observation);
-          if (out.length >= limit) return out;
+          if (out.length >= limit) break;
         }
-        start = page.LastEvaluatedKey;
+        start = out.length >= limit ? undefined : page.LastEvaluatedKey;
       } while (start);
-      return out;
+      return Number.isFinite(limit) ? out.reverse() : out;
     },
   };
 }
