@@ -1,5 +1,5 @@
 /**
- * Independent clients against the local runtime's /mcp: the MCP Inspector CLI (legacy and modern
+ * Independent clients against the local runtime's /mcp: the MCP Inspector CLI (legacy, modern and auto
  * eras) and the official conformance suite for every server scenario that applies to a product
  * server, with the checked-in baseline of expected failures (test/conformance/baseline.yml).
  */
@@ -66,7 +66,7 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-describe.each(['legacy', 'modern'])('the Inspector CLI (%s era)', (era) => {
+describe.each(['legacy', 'modern', 'auto'])('the Inspector CLI (%s era)', (era) => {
   const inspect = (...args: string[]) =>
     run(INSPECTOR, ['--cli', stack.service.mcpUrl, '--protocol-era', era, '--format', 'json', ...args]);
 
