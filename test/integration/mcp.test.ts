@@ -173,6 +173,20 @@ describe.each(ERAS)('the SDK client in %s', (era) => {
   });
 });
 
+describe('tool definitions', () => {
+  it('match the reviewed snapshot (a change to a name, schema or description is deliberate)', async () => {
+    const client = await connectClient(stack, '2025-11-25');
+    try {
+      const { tools } = await client.listTools();
+      await expect(`${JSON.stringify(tools, null, 2)}\n`).toMatchFileSnapshot(
+        '../fixtures/mcp/tools.snapshot.json',
+      );
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('raw HTTP, no initialize (stateless)', () => {
   it.each(ERAS)('%s: tools/call works without a handshake', async (era) => {
     const { status, body } = await callTool(stack, era, 'get_current_waits', { port_id: '250401' });
