@@ -162,8 +162,16 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   // Bound after the server listens: the resource URL (and the IdP's audience) carry the real port.
   let mcpHandler: HttpApiHandler | undefined;
   async function http(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const route = HTTP_ROUTES.find((r) => (r.path.endsWith('*') ? true : r.path === url.pathname));
-    if (!mcpHandler || !route) {
+    const route = HTTP_ROUTES.find((r) =>
+      r.path.endsWith('*') ? url.pathname.startsWith(r.path.slice(0, -1)) : r.path === url.pathname,
+    );
+    if (!route || !route.methods.includes(req.method ?? 'GET')) {
+      // An HTTP API answers a path or method without a route with this 404.
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"message":"Not Found"}');
+      return;
+    }
+    if (!mcpHandler) {
       res.writeHead(503, { 'content-type': 'application/json' });
       res.end('{"message":"Service Unavailable"}');
       return;
