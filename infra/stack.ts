@@ -612,6 +612,13 @@ export class BorderWaitsStack extends Stack {
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
+      new Alarm(this, 'Mcp5xx', {
+        alarmDescription: 'MCP endpoint 5xx responses (function errors, JWKS unreachable)',
+        metric: httpApi.metricServerError({ period: Duration.minutes(5) }),
+        threshold: 5,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
     ];
     const dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${this.stackName}-service` });
     dashboard.addWidgets(
@@ -629,6 +636,11 @@ export class BorderWaitsStack extends Stack {
         title: 'api function',
         left: [apiFn.metricErrors(), apiFn.metricThrottles()],
         right: [apiFn.metricDuration()],
+      }),
+      new GraphWidget({
+        title: 'MCP',
+        left: [httpApi.metricCount(), httpApi.metricClientError(), httpApi.metricServerError()],
+        right: [functions.mcp.fn.metricDuration()],
       }),
     );
     // Operators subscribe to this topic (email, chat, paging) after the deploy.

@@ -415,10 +415,11 @@ describe('API Gateway', () => {
 });
 
 describe('operations', () => {
-  it('alarms on ingest errors, ingest silence, failing feeds, API 5XX and throttles; a dashboard', () => {
+  it('alarms on ingest errors, ingest silence, failing feeds, API 5XX and throttles, MCP 5xx; a dashboard', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
     expect(alarms.map((a) => a.MetricName).sort()).toEqual([
       '5XXError',
+      '5xx',
       'Errors',
       'FeedFailures',
       'Invocations',
