@@ -9,8 +9,16 @@ import { BorderWaitsStack } from './stack.ts';
 
 const app = new App();
 const account = process.env.CDK_DEFAULT_ACCOUNT;
+// The MCP endpoint's IdP: `-c idpIssuer=... -c idpAudience=... [-c mcpResourceUrl=...]` (docs/deploy.md).
+const context = (name: string): string | undefined => app.node.tryGetContext(name) ?? undefined;
+const idpIssuer = context('idpIssuer');
+const idpAudience = context('idpAudience');
+const mcpResourceUrl = context('mcpResourceUrl');
 new BorderWaitsStack(app, 'BorderWaits', {
   env: { ...(account ? { account } : {}), region: 'us-east-1' },
+  ...(idpIssuer ? { idpIssuer } : {}),
+  ...(idpAudience ? { idpAudience } : {}),
+  ...(mcpResourceUrl ? { mcpResourceUrl } : {}),
   description: 'Border wait times: ingest, published views, API, CDN',
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
