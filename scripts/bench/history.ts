@@ -170,11 +170,13 @@ for (const days of LEVELS) {
       `${String(f.queryCount).padStart(17)}  ${f.queryMedianMs.toFixed(0).padStart(9)}  ${f.queryP99Ms.toFixed(0).padStart(6)}`,
   );
 }
-const first = results[0];
-const last = results.at(-1);
-if (first && last && first !== last) {
-  console.log(
-    `rollup cost ratio ${last.days} days / ${first.days} day: ${(last.rollupMs / first.rollupMs).toFixed(2)} ` +
-      `(flat is ~1); averages read ratio: ${(last.averagesMs / first.averagesMs).toFixed(2)}`,
-  );
+// Below a week some hour x weekday buckets are still empty; from 7 days on, every bucket exists.
+const base = results.find((f) => f.days === 7) ?? results[0];
+if (base) {
+  for (const f of results.filter((r) => r.days > base.days)) {
+    console.log(
+      `${f.days} days vs ${base.days}: rollup x${(f.rollupMs / base.rollupMs).toFixed(2)}, ` +
+        `averages read x${(f.averagesMs / base.averagesMs).toFixed(2)}, cycle x${(f.cycleMs / base.cycleMs).toFixed(2)} (flat is ~1)`,
+    );
+  }
 }
