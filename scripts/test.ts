@@ -1,5 +1,5 @@
 /**
- * `npm test`: typecheck, lint, then the whole vitest suite, ending with the plain
+ * `npm test`: typecheck, lint, the site build, then the whole vitest suite, ending with the plain
  * `N passed, N failed` line that CI reads (vitest's own summary is not recognised).
  */
 import { spawnSync } from 'node:child_process';
@@ -13,6 +13,8 @@ let failedSteps = 0;
 for (const [name, cmd, args] of [
   ['typecheck', 'npx', ['tsc', '-p', 'tsconfig.json']],
   ['lint', 'npx', ['biome', 'check', '.']],
+  // Built once before the suite, so no test rebuilds site/dist while another uploads it.
+  ['site build', 'npm', ['run', '-s', 'build:site']],
 ] as const) {
   const code = run(cmd, [...args]);
   console.log(`${name}: ${code === 0 ? 'ok' : 'FAILED'}`);

@@ -21,8 +21,15 @@ const TYPES: Record<string, string> = {
   '.webmanifest': 'application/manifest+json',
 };
 
+const missing = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+/** Files under `dir`; a folder that vanishes meanwhile (a rebuild in progress) is skipped. */
 async function* files(dir: string): AsyncGenerator<string> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
+  const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
+    if (missing(error)) return [];
+    throw error;
+  });
+  for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* files(path);
     else yield path;
@@ -38,11 +45,16 @@ export async function uploadSite(s3Endpoint: string, dist = SITE_DIST): Promise<
   try {
     for await (const path of files(dist)) {
       const key = relative(dist, path).split('\\').join('/');
+      const body = await readFile(path).catch((error: unknown) => {
+        if (missing(error)) return null;
+        throw error;
+      });
+      if (body === null) continue;
       await s3.send(
         new PutObjectCommand({
           Bucket: BUCKETS.site.name,
           Key: key,
-          Body: await readFile(path),
+          Body: body,
           ContentType: TYPES[extname(path)] ?? 'application/octet-stream',
           CacheControl: key.startsWith('_astro/')
             ? 'public, max-age=31536000, immutable'

@@ -165,7 +165,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     const route = HTTP_ROUTES.find((r) =>
       r.path.endsWith('*') ? url.pathname.startsWith(r.path.slice(0, -1)) : r.path === url.pathname,
     );
-    if (!route || !route.methods.includes(req.method ?? 'GET')) {
+    if (!route?.methods.includes(req.method ?? 'GET')) {
       // An HTTP API answers a path or method without a route with this 404.
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"message":"Not Found"}');
