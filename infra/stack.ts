@@ -100,6 +100,12 @@ export const NOT_FOUND_KEY = 'errors/not-found.json';
  * AUTHORIZER clients cannot present usage keys, only the authorizer can.
  */
 export const PUBLIC_USAGE_KEY = 'border-waits-public-usage-key-v1';
+/**
+ * Usage key the authorizer returns for every live customer key. One shared key, so issuing a key
+ * (`npm run keys`, a DynamoDB item) needs no API Gateway call; the exact per-key limit (60/min) is
+ * the service's own DynamoDB counter, and this plan is only the aggregate backstop.
+ */
+export const KEYED_USAGE_KEY = 'border-waits-keyed-usage-key-v1';
 
 export interface BorderWaitsStackProps extends StackProps {
   /** WAF rate rule: requests per client IP per 60-second window (WAF's minimum limit is 10). */
@@ -241,7 +247,7 @@ export class BorderWaitsStack extends Stack {
         timeoutSeconds: 5,
         description: 'REQUEST authorizer: x-api-key hash lookup, usage key for the usage plan',
       },
-      environment: { PUBLIC_USAGE_KEY },
+      environment: { PUBLIC_USAGE_KEY, KEYED_USAGE_KEY },
     }).useTable(TABLES.keys.envVar, tables.keys, 'read');
 
     // ---- Schedules ------------------------------------------------------------------------------
@@ -318,14 +324,16 @@ export class BorderWaitsStack extends Stack {
       }
     }
 
-    // Usage plans: the keyed plan is the coarse per-key backstop (1 req/s, burst 10: API Gateway
-    // cannot express 60/minute, the service counts that itself). Keyless traffic shares one key.
+    // Usage plans are coarse backstops: API Gateway throttles per second with bursts and cannot
+    // express 60/minute, so the service counts each key itself (DynamoDB, exact). Keyed traffic
+    // shares one usage key, keyless traffic another.
     const stage = api.deploymentStage;
-    api.addUsagePlan('KeyedPlan', {
-      description: 'Per API key backstop; keys are registered with value = sha256 hex of the key',
-      throttle: { rateLimit: 1, burstLimit: 10 },
+    const keyedPlan = api.addUsagePlan('KeyedPlan', {
+      description: 'All keyed requests (each key: 60/min, counted by the service)',
+      throttle: { rateLimit: 50, burstLimit: 100 },
       apiStages: [{ api, stage }],
     });
+    keyedPlan.addApiKey(api.addApiKey('KeyedUsageKey', { apiKeyName: 'keyed', value: KEYED_USAGE_KEY }));
     const publicPlan = api.addUsagePlan('PublicPlan', {
       description: 'All keyless requests reaching the API (per-IP limits: WAF and the service)',
       throttle: { rateLimit: 50, burstLimit: 100 },

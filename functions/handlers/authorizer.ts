@@ -2,8 +2,9 @@
  * API Gateway REQUEST authorizer (apiKeySourceType AUTHORIZER). A request without `x-api-key` is
  * public and is metered under the shared public usage key; a key is checked by the core (format and
  * checksum, then the SHA-256 digest lookup, compared in constant time) and, if live, metered under
- * its own usage key (the digest, registered as an API Gateway API key when the key is issued).
- * Unknown, revoked or garbled: 401. The local gateway runs this same factory before the api.
+ * the shared keyed usage key, with its id passed to the api function, which counts each key's
+ * requests exactly. Unknown, revoked or garbled: 401. The local gateway runs this same factory
+ * before the api.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { createDocumentClient } from '../adapters/dynamo/client.ts';
@@ -13,6 +14,7 @@ import { checkKey, type KeyStore } from '../core/keys.ts';
 export interface AuthorizerDeps {
   keys: Pick<KeyStore, 'getByHash'>;
   publicUsageKey: string;
+  keyedUsageKey: string;
 }
 
 /** What the api function finds in `requestContext.authorizer` (context values are strings). */
@@ -48,7 +50,7 @@ export function createAuthorizer(deps: AuthorizerDeps) {
     const check = await checkKey(deps.keys, header[1]);
     // Throwing 'Unauthorized' is API Gateway's contract for a 401 (gateway response UNAUTHORIZED).
     if (!check.ok) throw new Error('Unauthorized');
-    return allow(event, `key:${check.record.id}`, check.record.hash, {
+    return allow(event, `key:${check.record.id}`, deps.keyedUsageKey, {
       keyId: check.record.id,
       account: check.record.account,
     });
@@ -61,6 +63,7 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent) {
   cached ??= createAuthorizer({
     keys: createKeyStore(createDocumentClient({}), process.env.TABLE_KEYS ?? 'api-keys'),
     publicUsageKey: process.env.PUBLIC_USAGE_KEY ?? 'public-usage-key-not-configured',
+    keyedUsageKey: process.env.KEYED_USAGE_KEY ?? 'keyed-usage-key-not-configured',
   });
   return cached(event);
 }

@@ -97,6 +97,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   const authorize = createAuthorizer({
     keys: createKeyStore(sweepClient, TABLES.keys.name),
     publicUsageKey: 'local-public-usage-key',
+    keyedUsageKey: 'local-keyed-usage-key',
   });
 
   let ingestRunning: Promise<SourceOutcome[]> | null = null;

@@ -15,6 +15,8 @@ import {
   API_PATTERNS,
   BorderWaitsStack,
   HTTP_API_PATTERNS,
+  KEYED_USAGE_KEY,
+  PUBLIC_USAGE_KEY,
   STATIC_VIEW_PATTERNS,
   VIEWER_REQUEST_PATH,
 } from '../../infra/stack.ts';
@@ -378,9 +380,17 @@ describe('API Gateway', () => {
       expect(m.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', ApiKeyRequired: true });
     }
   });
-  it('keyed usage plan: 1 request/s, burst 10', () => {
+  it('usage plans: keyed and keyless traffic each under one usage key the authorizer returns', () => {
     template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-      Throttle: { RateLimit: 1, BurstLimit: 10 },
+      Description: Match.stringLikeRegexp('keyed'),
+      Throttle: { RateLimit: 50, BurstLimit: 100 },
+    });
+    for (const value of [KEYED_USAGE_KEY, PUBLIC_USAGE_KEY]) {
+      template.hasResourceProperties('AWS::ApiGateway::ApiKey', { Value: value, Enabled: true });
+    }
+    expect(Object.keys(template.findResources('AWS::ApiGateway::UsagePlanKey'))).toHaveLength(2);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ KEYED_USAGE_KEY, PUBLIC_USAGE_KEY }) },
     });
   });
   it.each([
