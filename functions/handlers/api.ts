@@ -7,7 +7,7 @@ import { createStores } from '../adapters/stores.ts';
 import { ApiConfigSchema, parseConfig } from '../config.ts';
 import { createReadApi } from '../core/read-api.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
-import { type AccessPolicies, createAccess } from '../http/access.ts';
+import { accessPoliciesOf, createAccess } from '../http/access.ts';
 import { createApiRouter } from '../http/api-router.ts';
 import { createKeyRequestHandler } from '../http/key-requests.ts';
 import { buildOpenApi } from '../http/openapi.ts';
@@ -20,11 +20,7 @@ export function createApiHandler(env: Record<string, string | undefined>, clock:
   const stores = createStores(config, clock);
   const readApi = createReadApi({ documents: stores.documents, observations: stores.observations, clock });
   const keys = createKeyStore(stores.dynamo, config[TABLES.keys.envVar]);
-  const policies: AccessPolicies = {
-    key: { name: 'key', quota: config.KEY_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
-    public: { name: 'ip', quota: config.PUBLIC_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
-    keyRequests: { name: 'key-requests', quota: config.KEY_REQUESTS_PER_HOUR, windowSeconds: 3600 },
-  };
+  const policies = accessPoliciesOf(config);
   const access = createAccess({
     keys,
     limits: createLimitStore(stores.dynamo, config[TABLES.limits.envVar]),

@@ -5,6 +5,7 @@
  * counter was consulted; a refused request is 401 or 429 problem+json, never a fall-back to public.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { ApiConfig } from '../config.ts';
 import { checkKey, type KeyStore } from '../core/keys.ts';
 import { consume, type LimitPolicy, type LimitStore, limitHeaders, policyHeader } from '../core/limits.ts';
 import type { Clock } from '../core/stores.ts';
@@ -15,6 +16,20 @@ export interface AccessPolicies {
   key: LimitPolicy;
   public: LimitPolicy;
   keyRequests: LimitPolicy;
+}
+
+/** The limit policies a configuration sets (the api function, and the docs built from the same). */
+export function accessPoliciesOf(
+  config: Pick<
+    ApiConfig,
+    'KEY_RATE_LIMIT_PER_MINUTE' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'KEY_REQUESTS_PER_HOUR'
+  >,
+): AccessPolicies {
+  return {
+    key: { name: 'key', quota: config.KEY_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+    public: { name: 'ip', quota: config.PUBLIC_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+    keyRequests: { name: 'key-requests', quota: config.KEY_REQUESTS_PER_HOUR, windowSeconds: 3600 },
+  };
 }
 
 export interface AccessDeps {
