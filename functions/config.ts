@@ -49,7 +49,14 @@ const flag = z
   .transform((value) => value === 'true' || value === '1');
 
 /** Webhook delivery of alert firings (ingest function). */
+/**
+ * The service's webhook signing key: each alert's webhook secret is derived from it and the alert
+ * id, so no secret is stored. From Secrets Manager in AWS; the local runtime keeps one in DATA_DIR.
+ */
+const WEBHOOK_SIGNING_KEY = z.string().min(32, 'must be at least 32 characters');
+
 const WebhookSchema = z.object({
+  WEBHOOK_SIGNING_KEY,
   /** Test-only: lets webhooks reach loopback and private addresses over plain HTTP. */
   ALERT_WEBHOOK_ALLOW_PRIVATE: flag,
   ALERT_WEBHOOK_ATTEMPTS: positiveInt(4),
@@ -97,6 +104,7 @@ export const McpConfigSchema = EndpointsSchema.extend({
   EXPORT_URL_TTL_SECONDS: positiveInt(900),
   /** Test-only: lets alerts name loopback and private webhook URLs over plain HTTP. */
   ALERT_WEBHOOK_ALLOW_PRIVATE: flag,
+  WEBHOOK_SIGNING_KEY,
 });
 
 export type McpConfig = z.infer<typeof McpConfigSchema>;

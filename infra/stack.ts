@@ -195,7 +195,7 @@ export class BorderWaitsStack extends Stack {
     Validations.of(webhookKey).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Rotating the webhook key breaks subscribers until they re-register; rotated by hand, documented in docs/deploy.md.',
+        'Every alert webhook secret derives from this key: rotating it changes them all, so it is rotated by hand with notice to subscribers (README, Deploy).',
     });
     const idpIssuer = new StringParameter(this, 'IdpIssuer', {
       description: 'OAuth issuer for MCP tokens',
@@ -225,15 +225,18 @@ export class BorderWaitsStack extends Stack {
       ][]) {
         fn.useBucket(BUCKETS[bucket].envVar, buckets[bucket], access);
       }
-      fn.fn.addEnvironment('WEBHOOK_SECRET_ARN', webhookKey.secretArn);
       fn.fn.addEnvironment('IDP_ISSUER_PARAM', idpIssuer.parameterName);
       fn.fn.addEnvironment('IDP_AUDIENCE_PARAM', idpAudience.parameterName);
-      webhookKey.grantRead(fn.fn);
       idpIssuer.grantRead(fn.fn);
       idpAudience.grantRead(fn.fn);
       functions[key] = fn;
     }
     this.functions = functions;
+    // The functions that sign (ingest) or hand out (mcp) webhook secrets get the signing key as a
+    // CloudFormation dynamic reference: resolved at deploy, never in the template.
+    for (const fn of [functions.ingest, functions.mcp]) {
+      fn.fn.addEnvironment('WEBHOOK_SIGNING_KEY', webhookKey.secretValue.unsafeUnwrap());
+    }
     const mcpAudience = props.idpAudience ?? 'https://border-waits.dev/mcp';
     functions.mcp.fn.addEnvironment('MCP_RESOURCE_URL', props.mcpResourceUrl ?? mcpAudience);
     functions.mcp.fn.addEnvironment('MCP_OAUTH_AUDIENCE', mcpAudience);

@@ -4,6 +4,7 @@
  * section 1: alerts that respect staleness). Each firing is recorded on the alert and handed to
  * the delivery (a signed webhook), whose outcome is recorded too.
  */
+import { createHmac } from 'node:crypto';
 import { freshnessOf } from './freshness.ts';
 import type { Direction, Lane, Mode } from './model.ts';
 import type { Clock, LatestReading, LatestStore } from './stores.ts';
@@ -32,8 +33,6 @@ export interface Alert {
   thresholdMinutes: number;
   cooldownMinutes: number;
   webhookUrl: string | null;
-  /** HMAC-SHA256 key of the webhook signature, shown once at creation. */
-  webhookSecret: string | null;
   createdAt: string;
   lastFiredAt: string | null;
   /** `observedAt` of the reading that last fired: one reading fires at most once. */
@@ -126,4 +125,12 @@ export async function evaluateAlerts(deps: {
     fired.push({ alertId: alert.id, owner: alert.owner, delivery: delivery.status });
   }
   return { evaluated: alerts.length, fired };
+}
+
+/**
+ * An alert's webhook secret (the HMAC-SHA256 key of its signatures): derived from the service's
+ * signing key and the alert id, shown once at creation and never stored.
+ */
+export function webhookSecretOf(signingKey: string, alertId: string): string {
+  return `whsec_${createHmac('sha256', signingKey).update(`webhook:${alertId}`).digest('base64url')}`;
 }

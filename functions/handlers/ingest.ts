@@ -30,6 +30,7 @@ export function createIngestHandler(
     attempts: config.ALERT_WEBHOOK_ATTEMPTS,
     backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
     timeoutMs: config.ALERT_WEBHOOK_TIMEOUT_MS,
+    signingKey: config.WEBHOOK_SIGNING_KEY,
   });
   return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(async () => {
     const outcomes = await runIngestCycle({ ...stores, sources, clock, log });

@@ -47,6 +47,7 @@ export function createMcpWebApp(env: Record<string, string | undefined>, clock: 
         exportInlineMaxBytes: config.EXPORT_INLINE_MAX_BYTES,
         exportUrlTtlSeconds: config.EXPORT_URL_TTL_SECONDS,
         allowPrivateWebhooks: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
+        webhookSigningKey: config.WEBHOOK_SIGNING_KEY,
       },
       newId: () => randomUUID(),
     },

@@ -23,6 +23,8 @@ export interface ToolDeps {
     exportInlineMaxBytes: number;
     exportUrlTtlSeconds: number;
     allowPrivateWebhooks: boolean;
+    /** Derives each alert's webhook secret (never stored). */
+    webhookSigningKey: string;
   };
   newId(): string;
 }

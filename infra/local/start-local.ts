@@ -3,6 +3,8 @@
  * (the CloudFront function) and the gateway (REST v1 events), calling the same handler factories
  * that the Lambda entry points use. `startLocal({ port: 0 })` serves `npm start` and the tests.
  */
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -84,6 +86,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
 
   const env: Record<string, string | undefined> = {
     AWS_REGION: 'us-east-1',
+    WEBHOOK_SIGNING_KEY: await localSigningKey(dataDir),
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_S3: s3.endpoint,
     ...(options.cbpFeedUrl ? { CBP_FEED_URL: options.cbpFeedUrl } : {}),
@@ -282,4 +285,17 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       await dynamo.close();
     },
   };
+}
+
+/**
+ * The webhook signing key of this data directory (Secrets Manager's part in AWS): created once, so
+ * the webhook secrets shown when alerts were created stay valid across restarts.
+ */
+async function localSigningKey(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'webhook-signing-key');
+  const existing = await readFile(file, 'utf8').catch(() => '');
+  if (existing.trim().length >= 32) return existing.trim();
+  const key = randomBytes(32).toString('base64url');
+  await writeFile(file, key, { mode: 0o600 });
+  return key;
 }

@@ -5,9 +5,6 @@
  * (UpdateItem ADD), and the limiter's throughput with 16 calls in flight. Limits are raised so
  * nothing is refused. dynalite is slower than DynamoDB; the ratios are what carry over.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
 import { createKeyStore } from '../../functions/adapters/dynamo/keys.ts';
 import { createLimitStore } from '../../functions/adapters/dynamo/limits.ts';
@@ -19,9 +16,8 @@ import { createReadApi } from '../../functions/core/read-api.ts';
 import { createApiHandler } from '../../functions/handlers/api.ts';
 import { createApiRouter } from '../../functions/http/api-router.ts';
 import { toRestEvent } from '../../infra/local/gateway.ts';
-import { startSimulator } from '../../infra/local/simulator/server.ts';
-import { startLocal } from '../../infra/local/start-local.ts';
 import { TABLES } from '../../infra/manifest.ts';
+import { startBenchService } from './_local.ts';
 import { median, percentile, timeRuns } from './_stats.ts';
 
 const RUNS = 300;
@@ -30,22 +26,12 @@ const IN_FLIGHT = 16;
 
 const nowMs = Date.parse('2026-11-18T20:10:00Z');
 const clock = { now: () => nowMs };
-const simulator = await startSimulator({ clock });
-const dataDir = await mkdtemp(join(tmpdir(), 'bench-access-'));
-const service = await startLocal({
-  port: 0,
-  dataDir,
-  cbpFeedUrl: simulator.cbpXmlUrl,
-  cbsaFeedUrl: simulator.cbsaEnUrl,
-  ingestIntervalSeconds: 0,
-  clock,
-  log: () => {},
-  env: {
-    KEY_RATE_LIMIT_PER_MINUTE: '100000000',
-    PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
-    EDGE_RATE_LIMIT_PER_MINUTE: '100000000',
-  },
+const bench = await startBenchService('access', clock, {
+  KEY_RATE_LIMIT_PER_MINUTE: '100000000',
+  PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
+  EDGE_RATE_LIMIT_PER_MINUTE: '100000000',
 });
+const { service } = bench;
 const doc = createDocumentClient({ endpoint: service.endpoints.dynamodb });
 
 const fmt = (times: number[]) =>
@@ -141,7 +127,5 @@ try {
   );
 } finally {
   doc.destroy();
-  await service.stop();
-  await simulator.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }

@@ -6,32 +6,21 @@
  * next to an anonymous one, and the verifier alone). Calls include the tool-call rate limiter (one
  * DynamoDB update each).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createJwtVerifier, resourceMetadataUrlOf } from '../../functions/mcp/auth.ts';
 import { devLogin } from '../../infra/local/dev-idp-login.ts';
-import { startSimulator } from '../../infra/local/simulator/server.ts';
-import { startLocal } from '../../infra/local/start-local.ts';
+import { startBenchService } from './_local.ts';
 import { median, percentile, timeRuns } from './_stats.ts';
 
 const RUNS = 300;
 // Simulated time runs at the wall clock's pace, so caches expire as they would in service.
 const startedAt = Date.now();
 const clock = { now: () => Date.parse('2026-11-18T17:10:00Z') + (Date.now() - startedAt) };
-const simulator = await startSimulator({ clock });
-const dataDir = await mkdtemp(join(tmpdir(), 'bench-mcp-'));
-const service = await startLocal({
-  port: 0,
-  dataDir,
-  cbpFeedUrl: simulator.cbpXmlUrl,
-  cbsaFeedUrl: simulator.cbsaEnUrl,
-  ingestIntervalSeconds: 0,
-  clock,
-  log: () => {},
-  // The per-IP and per-user tool-call limits would stop a benchmark: lifted here.
-  env: { MCP_RATE_LIMIT_PER_MINUTE: '1000000', MCP_USER_RATE_LIMIT_PER_MINUTE: '1000000' },
+// The per-IP and per-user tool-call limits would stop a benchmark: lifted here.
+const bench = await startBenchService('mcp', clock, {
+  MCP_RATE_LIMIT_PER_MINUTE: '1000000',
+  MCP_USER_RATE_LIMIT_PER_MINUTE: '1000000',
 });
+const { service } = bench;
 
 const TOOLS: [string, Record<string, unknown>][] = [
   ['search_crossings', { query: 'el paso' }],
@@ -128,7 +117,5 @@ try {
     `JWT verification alone (RS256, JWKS cached after the first call): median ${(median(verify) * 1000).toFixed(0)} µs, p99 ${(percentile(verify, 99) * 1000).toFixed(0)} µs`,
   );
 } finally {
-  await service.stop();
-  await simulator.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }

@@ -119,6 +119,19 @@ describe('functions', () => {
     expect(actionsOn('ingest', logicalId(stack.tables.keys))).toEqual([]);
     expect(actionsOn('api', logicalId(stack.tables.keys))).toContain('dynamodb:PutItem');
   });
+  it('only ingest and mcp get the webhook signing key, as a Secrets Manager dynamic reference', () => {
+    const withKey = Object.values(template.findResources('AWS::Lambda::Function'))
+      .filter((fn) => fn.Properties.Environment?.Variables?.WEBHOOK_SIGNING_KEY !== undefined)
+      .map((fn) => fn.Properties.Description)
+      .sort();
+    expect(withKey).toEqual([FUNCTIONS.ingest.description, FUNCTIONS.mcp.description].sort());
+    const reference = JSON.stringify(
+      Object.values(template.findResources('AWS::Lambda::Function')).find(
+        (fn) => fn.Properties.Description === FUNCTIONS.ingest.description,
+      )?.Properties.Environment.Variables.WEBHOOK_SIGNING_KEY,
+    );
+    expect(reference).toContain('{{resolve:secretsmanager:');
+  });
   it('env vars carry the physical names', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: FUNCTIONS.api.description,
@@ -126,7 +139,6 @@ describe('functions', () => {
         Variables: Match.objectLike({
           [TABLES.observations.envVar]: { Ref: logicalId(stack.tables.observations) },
           BUCKET_DATA: { Ref: logicalId(stack.buckets.data) },
-          WEBHOOK_SECRET_ARN: Match.anyValue(),
           IDP_ISSUER_PARAM: Match.anyValue(),
         }),
       },

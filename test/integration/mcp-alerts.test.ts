@@ -6,7 +6,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TABLES } from '../../infra/manifest.ts';
 import { callTool, structured, tokenFor } from './mcp-support.ts';
 import { startStack, type TestStack } from './stack.ts';
 
@@ -120,6 +122,16 @@ describe('an alert on a lane', () => {
     );
     neverId = structured<{ alert: { id: string } }>(never).alert.id;
     expect(JSON.stringify(await listAlerts())).not.toContain('whsec_');
+    // The secret is derived when needed, never stored: the alerts table holds none of it.
+    const scan = await new DynamoDBClient({
+      endpoint: stack.service.endpoints.dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }).send(new ScanCommand({ TableName: TABLES.alerts.name }));
+    expect(scan.Items?.length).toBeGreaterThanOrEqual(2);
+    const stored = JSON.stringify(scan.Items);
+    expect(stored).not.toContain(secret);
+    expect(stored).not.toContain(secret.slice(6, 20));
   });
 
   it('fires once when the threshold is crossed after an ingest, delivered signed after a retry', async () => {

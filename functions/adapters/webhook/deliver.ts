@@ -6,7 +6,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { Alert, AlertDelivery, AlertFiring } from '../../core/alerts.ts';
+import { type Alert, type AlertDelivery, type AlertFiring, webhookSecretOf } from '../../core/alerts.ts';
 
 export const SIGNATURE_HEADER = 'webhook-signature';
 
@@ -83,6 +83,8 @@ export interface WebhookOptions {
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** The service's signing key: each alert's secret derives from it ({@link webhookSecretOf}). */
+  signingKey: string;
 }
 
 export function createWebhookDelivery(options: WebhookOptions): AlertDelivery {
@@ -100,7 +102,8 @@ export function createWebhookDelivery(options: WebhookOptions): AlertDelivery {
   return {
     async deliver(alert: Alert, firing: Omit<AlertFiring, 'delivery'>) {
       const url = alert.webhookUrl;
-      if (!url || !alert.webhookSecret) return { status: 'no-webhook', attempts: 0, error: null };
+      if (!url) return { status: 'no-webhook', attempts: 0, error: null };
+      const secret = webhookSecretOf(options.signingKey, alert.id);
       const problem = webhookUrlProblem(url, options.allowPrivate) ?? (await resolvesPublic(new URL(url)));
       if (problem) return { status: 'failed', attempts: 0, error: problem };
       const id = randomUUID();
@@ -130,7 +133,7 @@ export function createWebhookDelivery(options: WebhookOptions): AlertDelivery {
               'content-type': 'application/json',
               'user-agent': 'border-waits-alerts/1',
               'webhook-id': id,
-              [SIGNATURE_HEADER]: signPayload(alert.webhookSecret, body, Math.floor(now() / 1000)),
+              [SIGNATURE_HEADER]: signPayload(secret, body, Math.floor(now() / 1000)),
             },
             body,
           });

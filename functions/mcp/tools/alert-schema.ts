@@ -30,6 +30,6 @@ export const AlertViewSchema = z.object({
 });
 
 export function alertView(alert: Alert): z.input<typeof AlertViewSchema> {
-  const { owner: _owner, webhookSecret: _secret, lastFiredObservedAt: _last, ...view } = alert;
+  const { owner: _owner, lastFiredObservedAt: _last, ...view } = alert;
   return view;
 }

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { webhookUrlProblem } from '../../adapters/webhook/deliver.ts';
-import { type Alert, MAX_ALERTS_PER_OWNER } from '../../core/alerts.ts';
+import { type Alert, MAX_ALERTS_PER_OWNER, webhookSecretOf } from '../../core/alerts.ts';
 import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
 import { PortIdSchema } from '../../core/queries.ts';
 import {
@@ -91,9 +90,10 @@ export const registerCreateAlert: ToolRegistrar = (server, deps) => {
           );
         }
         const nowIso = new Date(deps.clock.now()).toISOString();
-        const secret = input.webhook_url ? `whsec_${randomBytes(24).toString('base64url')}` : null;
+        const id = `al_${deps.newId()}`;
+        const secret = input.webhook_url ? webhookSecretOf(deps.settings.webhookSigningKey, id) : null;
         const alert: Alert = {
-          id: `al_${deps.newId()}`,
+          id,
           owner: owner,
           portId: port.id,
           direction: input.direction,
@@ -103,7 +103,6 @@ export const registerCreateAlert: ToolRegistrar = (server, deps) => {
           thresholdMinutes: input.threshold_minutes,
           cooldownMinutes: input.cooldown_minutes,
           webhookUrl: input.webhook_url ?? null,
-          webhookSecret: secret,
           createdAt: nowIso,
           lastFiredAt: null,
           lastFiredObservedAt: null,

@@ -6,7 +6,7 @@ import {
   signPayload,
   webhookUrlProblem,
 } from '../../../functions/adapters/webhook/deliver.ts';
-import type { Alert } from '../../../functions/core/alerts.ts';
+import { type Alert, webhookSecretOf } from '../../../functions/core/alerts.ts';
 
 describe('webhook URLs', () => {
   it.each([
@@ -53,8 +53,8 @@ describe('delivery', () => {
     comparison: 'below',
     thresholdMinutes: 20,
     webhookUrl: 'https://10.0.0.5/hook',
-    webhookSecret: 'whsec_test',
   } as Alert;
+  const signingKey = 'a-test-signing-key-of-at-least-32-characters';
   const firing = { firedAt: '2026-11-18T18:00:00Z', delayMinutes: 10, observedAt: '2026-11-18T17:55:00Z' };
 
   it('never calls a private address outside tests', async () => {
@@ -64,6 +64,7 @@ describe('delivery', () => {
       attempts: 3,
       backoffMs: 0,
       timeoutMs: 1000,
+      signingKey,
       fetch: async () => {
         calls += 1;
         return new Response(null, { status: 204 });
@@ -81,6 +82,7 @@ describe('delivery', () => {
       attempts: 4,
       backoffMs: 100,
       timeoutMs: 1000,
+      signingKey,
       sleep: async (ms) => {
         sleeps.push(ms);
       },
@@ -93,6 +95,7 @@ describe('delivery', () => {
       attempts: 4,
       backoffMs: 0,
       timeoutMs: 1000,
+      signingKey,
       fetch: async () => new Response(null, { status: 410 }),
     });
     expect(await refused.deliver(alert, firing)).toEqual({
@@ -105,5 +108,32 @@ describe('delivery', () => {
   it('signs "<t>.<body>" with HMAC-SHA256', () => {
     const expected = createHmac('sha256', 'k').update('1700000000.{"a":1}').digest('hex');
     expect(signPayload('k', '{"a":1}', 1_700_000_000)).toBe(`t=1700000000,v1=${expected}`);
+  });
+
+  it('signs each alert with its own secret, derived from the signing key and the alert id', async () => {
+    const seen: { signature: string; body: string }[] = [];
+    const delivery = createWebhookDelivery({
+      allowPrivate: true,
+      attempts: 1,
+      backoffMs: 0,
+      timeoutMs: 1000,
+      signingKey,
+      now: () => 1_700_000_000_000,
+      fetch: async (_url, init) => {
+        const headers = new Headers(init?.headers);
+        seen.push({ signature: headers.get('webhook-signature') ?? '', body: String(init?.body) });
+        return new Response(null, { status: 204 });
+      },
+    });
+    await delivery.deliver(alert, firing);
+    await delivery.deliver({ ...alert, id: 'al_2' }, firing);
+    const [first, second] = seen;
+    if (!first || !second) throw new Error('two deliveries expected');
+    expect(first.signature).toBe(signPayload(webhookSecretOf(signingKey, 'al_1'), first.body, 1_700_000_000));
+    expect(second.signature).toBe(
+      signPayload(webhookSecretOf(signingKey, 'al_2'), second.body, 1_700_000_000),
+    );
+    expect(webhookSecretOf(signingKey, 'al_1')).not.toBe(webhookSecretOf(signingKey, 'al_2'));
+    expect(webhookSecretOf(`${signingKey}x`, 'al_1')).not.toBe(webhookSecretOf(signingKey, 'al_1'));
   });
 });

@@ -15,7 +15,6 @@ const alert = (over: Partial<Alert> = {}): Alert => ({
   thresholdMinutes: 30,
   cooldownMinutes: 60,
   webhookUrl: null,
-  webhookSecret: null,
   createdAt: '2026-11-18T00:00:00Z',
   lastFiredAt: null,
   lastFiredObservedAt: null,
@@ -82,7 +81,7 @@ describe('whyNotFiring', () => {
 describe('evaluateAlerts', () => {
   it('records the firing and the delivery outcome, and a crash-safe marker first', async () => {
     const saved: Alert[] = [];
-    let stored = [alert({ webhookUrl: 'https://hooks.example/x', webhookSecret: 's' })];
+    let stored = [alert({ webhookUrl: 'https://hooks.example/x' })];
     const alerts: AlertStore = {
       listByOwner: async () => stored,
       get: async () => stored[0],
