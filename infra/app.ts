@@ -9,7 +9,7 @@ import { BorderWaitsStack } from './stack.ts';
 
 const app = new App();
 const account = process.env.CDK_DEFAULT_ACCOUNT;
-// The MCP endpoint's IdP: `-c idpIssuer=... -c idpAudience=... [-c mcpResourceUrl=...]` (docs/deploy.md).
+// The MCP endpoint's IdP: `-c idpIssuer=... -c idpAudience=... [-c mcpResourceUrl=...]` (README, Deploy).
 const context = (name: string): string | undefined => app.node.tryGetContext(name) ?? undefined;
 const idpIssuer = context('idpIssuer');
 const idpAudience = context('idpAudience');

@@ -668,6 +668,7 @@ export class BorderWaitsStack extends Stack {
 
     new CfnOutput(this, 'BaseUrl', { value: `https://${this.distribution.distributionDomainName}` });
     new CfnOutput(this, 'ApiUrl', { value: api.url });
+    new CfnOutput(this, 'KeysTableName', { value: this.tables.keys.tableName });
     new CfnOutput(this, 'McpUrl', { value: `https://${this.distribution.distributionDomainName}/mcp` });
   }
 }

@@ -22,7 +22,9 @@ const USAGE = `usage: npm run keys -- <command>
   revoke ID                        revoke the key with this id (from list)
   requests [--json]                list key requests
   approve ID [--json]              issue a key for a key request (id from requests)
-The store is the one under DATA_DIR (default .data), with or without npm start running.`;
+The store is the one under DATA_DIR (default .data), with or without npm start running.
+With --aws, the deployed table instead: AWS credentials and region as the AWS CLI finds them, and
+TABLE_KEYS=<the stack's api-keys table name>.`;
 
 class UsageError extends Error {}
 
@@ -80,6 +82,13 @@ async function main(): Promise<number> {
     throw new UsageError(`unknown command "${command}"`);
   }
   const json = flag(args, '--json');
+  const aws = flag(args, '--aws');
+  const tableName = process.env[TABLES.keys.envVar] ?? (aws ? undefined : TABLES.keys.name);
+  if (tableName === undefined) {
+    throw new UsageError(
+      `--aws needs the table name in ${TABLES.keys.envVar}, e.g. ${TABLES.keys.envVar}=BorderWaits-TableApiKeys... npm run keys -- list --aws`,
+    );
+  }
   const account = command === 'create' ? option(args, '--account') : undefined;
   if (command === 'create') {
     if (account === undefined)
@@ -97,9 +106,10 @@ async function main(): Promise<number> {
         : undefined;
   if (id === undefined && args.length > 0) throw new UsageError(`unexpected argument "${args[0]}"`);
 
-  const dynamo = await attachOrOpenDynamo(dataDir);
-  const doc = createDocumentClient({ endpoint: dynamo.endpoint });
-  const store = createKeyStore(doc, process.env[TABLES.keys.envVar] ?? TABLES.keys.name);
+  // In AWS mode the SDK's own configuration decides where to go (AWS_ENDPOINT_URL_DYNAMODB too).
+  const dynamo = aws ? null : await attachOrOpenDynamo(dataDir);
+  const doc = createDocumentClient({ endpoint: dynamo?.endpoint, region: process.env.AWS_REGION });
+  const store = createKeyStore(doc, tableName);
   try {
     const now = Date.now();
     if (command === 'create' || command === 'approve') {
@@ -184,7 +194,7 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     doc.destroy();
-    await dynamo.close();
+    await dynamo?.close();
   }
 }
 

@@ -471,9 +471,10 @@ describe('operations', () => {
     }
     template.hasOutput('AlarmTopicArn', {});
   });
-  it('outputs BaseUrl and ApiUrl', () => {
+  it('outputs BaseUrl, ApiUrl and the keys table name', () => {
     template.hasOutput('BaseUrl', {});
     template.hasOutput('ApiUrl', {});
+    template.hasOutput('KeysTableName', { Value: { Ref: logicalId(stack.tables.keys) } });
   });
   it('webhook key in Secrets Manager, IdP settings in SSM', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 1);

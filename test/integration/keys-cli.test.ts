@@ -15,9 +15,16 @@ const SCRIPT = new URL('../../scripts/keys.ts', import.meta.url).pathname;
 const AT = Date.parse('2026-11-18T20:10:15Z');
 
 function keys(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return keysWith({ DATA_DIR: dataDir }, ...args);
+}
+
+function keysWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SCRIPT, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir },
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -104,6 +111,31 @@ describe('npm run keys next to a running server', () => {
     expect((await stack.get('/api/v1/ports', { headers: { 'x-api-key': key } })).status).toBe(200);
     expect((await keys(dataDir, 'revoke', id)).code).toBe(0);
     expect((await stack.get('/api/v1/ports', { headers: { 'x-api-key': key } })).status).toBe(401);
+  });
+
+  it('--aws goes where the AWS SDK configuration says (here a DynamoDB endpoint), by table name', async () => {
+    const aws = {
+      AWS_ENDPOINT_URL_DYNAMODB: stack.service.endpoints.dynamodb,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_REGION: 'us-east-1',
+      DATA_DIR: join(dataDir, 'not-used'),
+    };
+    const missing = await keysWith(aws, 'list', '--aws');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('TABLE_KEYS');
+    const created = await keysWith(
+      { ...aws, TABLE_KEYS: 'api-keys' },
+      'create',
+      '--account',
+      'Cloud Freight',
+      '--aws',
+      '--json',
+    );
+    expect(created.code).toBe(0);
+    const { key } = JSON.parse(created.stdout) as { key: string };
+    // The same table the running server reads: the key works at once.
+    expect((await stack.get('/api/v1/ports', { headers: { 'x-api-key': key } })).status).toBe(200);
   });
 
   it('shows requests from the form and approves one with a working key', async () => {
