@@ -225,10 +225,6 @@ export class BorderWaitsStack extends Stack {
       ][]) {
         fn.useBucket(BUCKETS[bucket].envVar, buckets[bucket], access);
       }
-      fn.fn.addEnvironment('IDP_ISSUER_PARAM', idpIssuer.parameterName);
-      fn.fn.addEnvironment('IDP_AUDIENCE_PARAM', idpAudience.parameterName);
-      idpIssuer.grantRead(fn.fn);
-      idpAudience.grantRead(fn.fn);
       functions[key] = fn;
     }
     this.functions = functions;
@@ -237,10 +233,10 @@ export class BorderWaitsStack extends Stack {
     for (const fn of [functions.ingest, functions.mcp]) {
       fn.fn.addEnvironment('WEBHOOK_SIGNING_KEY', webhookKey.secretValue.unsafeUnwrap());
     }
-    const mcpAudience = props.idpAudience ?? 'https://border-waits.dev/mcp';
-    functions.mcp.fn.addEnvironment('MCP_RESOURCE_URL', props.mcpResourceUrl ?? mcpAudience);
-    functions.mcp.fn.addEnvironment('MCP_OAUTH_AUDIENCE', mcpAudience);
-    functions.mcp.fn.addEnvironment('MCP_OAUTH_ISSUER', props.idpIssuer ?? 'https://idp.example.invalid/');
+    // The IdP settings live in SSM; the mcp function gets their values at deploy (no runtime read).
+    functions.mcp.fn.addEnvironment('MCP_RESOURCE_URL', props.mcpResourceUrl ?? idpAudience.stringValue);
+    functions.mcp.fn.addEnvironment('MCP_OAUTH_AUDIENCE', idpAudience.stringValue);
+    functions.mcp.fn.addEnvironment('MCP_OAUTH_ISSUER', idpIssuer.stringValue);
 
     const authorizerFn = new ServiceFunction(this, 'Fn-authorizer', {
       spec: {

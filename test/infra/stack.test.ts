@@ -139,7 +139,6 @@ describe('functions', () => {
         Variables: Match.objectLike({
           [TABLES.observations.envVar]: { Ref: logicalId(stack.tables.observations) },
           BUCKET_DATA: { Ref: logicalId(stack.buckets.data) },
-          IDP_ISSUER_PARAM: Match.anyValue(),
         }),
       },
     });
@@ -476,9 +475,18 @@ describe('operations', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('KeysTableName', { Value: { Ref: logicalId(stack.tables.keys) } });
   });
-  it('webhook key in Secrets Manager, IdP settings in SSM', () => {
+  it('webhook key in Secrets Manager, IdP settings in SSM feeding the mcp function', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 1);
-    template.resourceCountIs('AWS::SSM::Parameter', 2);
+    const parameters = template.findResources('AWS::SSM::Parameter');
+    expect(Object.keys(parameters)).toHaveLength(2);
+    const idOf = (description: string) =>
+      Object.entries(parameters).find(([, p]) => String(p.Properties.Description).includes(description))?.[0];
+    const mcp = Object.values(template.findResources('AWS::Lambda::Function')).find(
+      (fn) => fn.Properties.Description === FUNCTIONS.mcp.description,
+    );
+    const variables = mcp?.Properties.Environment.Variables;
+    expect(variables.MCP_OAUTH_ISSUER).toEqual({ 'Fn::GetAtt': [idOf('OAuth issuer'), 'Value'] });
+    expect(variables.MCP_OAUTH_AUDIENCE).toEqual({ 'Fn::GetAtt': [idOf('Expected aud'), 'Value'] });
   });
 });
 
