@@ -81,6 +81,7 @@ export const BODY_EXAMPLES = {
       dayOfWeek: 3,
       hour: 14,
       averageDelayMinutes: 52.5,
+      medianDelayMinutes: 50,
       samples: 12,
     },
   ],
@@ -157,7 +158,12 @@ export const HourlyAverageSchema = z
     lane: z.enum(LANES),
     dayOfWeek: z.int().min(0).max(6).describe('0 = Sunday, port-local'),
     hour: z.int().min(0).max(23).describe('Port-local hour'),
-    averageDelayMinutes: z.number().min(0),
+    averageDelayMinutes: z.number().min(0).describe('Mean of the samples, rounded to 0.1 minute'),
+    medianDelayMinutes: z
+      .number()
+      .min(0)
+      .nullable()
+      .describe('Exact median of the samples (null only for aggregates older than medians)'),
     samples: z.int().min(1),
   })
   .meta({ id: 'HourlyAverage' });

@@ -145,5 +145,7 @@ export interface HourlyAverage {
   /** 0-23, port-local. */
   hour: number;
   averageDelayMinutes: number;
+  /** Exact median of the samples; null only for aggregates built before medians were kept. */
+  medianDelayMinutes: number | null;
   samples: number;
 }

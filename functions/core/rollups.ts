@@ -36,6 +36,39 @@ export interface RollupContribution {
   hour: number;
   sum: number;
   count: number;
+  /** How many observations had each delay (whole minutes as keys): medians stay exact. */
+  histogram: Histogram;
+}
+
+/** Delay in minutes (as a string key) -> number of observations. */
+export type Histogram = Record<string, number>;
+
+/** Sum of histograms. */
+export function mergeHistograms(histograms: readonly Histogram[]): Histogram {
+  const out: Histogram = {};
+  for (const histogram of histograms) {
+    for (const [value, count] of Object.entries(histogram)) out[value] = (out[value] ?? 0) + count;
+  }
+  return out;
+}
+
+/** The exact median of the values a histogram counts (the mean of the middle two for an even count). */
+export function medianOf(histogram: Histogram): number | null {
+  const entries = Object.entries(histogram)
+    .map(([value, count]) => [Number(value), count] as const)
+    .filter(([, count]) => count > 0)
+    .sort((a, b) => a[0] - b[0]);
+  const total = entries.reduce((sum, [, count]) => sum + count, 0);
+  if (total === 0) return null;
+  const valueAt = (rank: number): number => {
+    let seen = 0;
+    for (const [value, count] of entries) {
+      seen += count;
+      if (rank < seen) return value;
+    }
+    return entries.at(-1)?.[0] ?? 0;
+  };
+  return (valueAt(Math.floor((total - 1) / 2)) + valueAt(Math.floor(total / 2))) / 2;
 }
 
 export interface RollupStore {
@@ -111,9 +144,12 @@ export function contributionsOfDay(
       hour: bucket.hour,
       sum: 0,
       count: 0,
+      histogram: {},
     };
     entry.sum += observation.delayMinutes;
     entry.count += 1;
+    const value = String(observation.delayMinutes);
+    entry.histogram[value] = (entry.histogram[value] ?? 0) + 1;
     buckets.set(key, entry);
   }
   return [...buckets.values()];
@@ -132,7 +168,7 @@ export function averagesFromContributions(
     lane: Lane;
     dayOfWeek: number;
     hour: number;
-    dates: readonly { sum: number; count: number }[];
+    dates: readonly { sum: number; count: number; histogram: Histogram }[];
   }[],
 ): HourlyAverage[] {
   const result: HourlyAverage[] = [];
@@ -152,6 +188,7 @@ export function averagesFromContributions(
       dayOfWeek: bucket.dayOfWeek,
       hour: bucket.hour,
       averageDelayMinutes: Math.round((sum / samples) * 10) / 10,
+      medianDelayMinutes: medianOf(mergeHistograms(bucket.dates.map((date) => date.histogram))),
       samples,
     });
   }

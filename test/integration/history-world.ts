@@ -147,7 +147,7 @@ export function localWeekdayHour(epochMs: number, timeZone: string): { dayOfWeek
 
 /** What the service should publish for a port polled at `polls`: from the simulator's model alone. */
 export function referenceAverages(port: Port, seen: readonly SimulatedObservation[]): HourlyAverage[] {
-  const buckets = new Map<string, HourlyAverage & { sum: number }>();
+  const buckets = new Map<string, HourlyAverage & { sum: number; values: number[] }>();
   for (const observation of seen) {
     if (observation.delayMinutes === null) continue;
     const { dayOfWeek, hour } = localWeekdayHour(Date.parse(observation.observedAt), port.timeZone);
@@ -160,18 +160,29 @@ export function referenceAverages(port: Port, seen: readonly SimulatedObservatio
       dayOfWeek,
       hour,
       averageDelayMinutes: 0,
+      medianDelayMinutes: null,
       samples: 0,
       sum: 0,
+      values: [],
     };
     bucket.sum += observation.delayMinutes;
+    bucket.values.push(observation.delayMinutes);
     bucket.samples += 1;
     buckets.set(key, bucket);
   }
   return [...buckets.values()]
-    .map(({ sum, ...bucket }) => ({
-      ...bucket,
-      averageDelayMinutes: Math.round((sum / bucket.samples) * 10) / 10,
-    }))
+    .map(({ sum, values, ...bucket }) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const middle = sorted.length / 2;
+      return {
+        ...bucket,
+        averageDelayMinutes: Math.round((sum / bucket.samples) * 10) / 10,
+        medianDelayMinutes:
+          sorted.length % 2 === 1
+            ? (sorted[Math.floor(middle)] ?? 0)
+            : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2,
+      };
+    })
     .sort(
       (a, b) =>
         a.direction.localeCompare(b.direction) ||

@@ -15,7 +15,7 @@ const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const PORT = '250401';
 
-/** Ten weeks of Saturdays at 8 am for one lane: sums 10, 20, ... and counts 1, 2, ... */
+/** Ten weeks of Saturdays at 8 am for one lane: week w has w + 1 samples of 2 (w + 1) minutes. */
 const CONTRIBUTIONS: RollupContribution[] = Array.from({ length: 10 }, (_, week) => ({
   portId: PORT,
   direction: 'into-us',
@@ -24,11 +24,16 @@ const CONTRIBUTIONS: RollupContribution[] = Array.from({ length: 10 }, (_, week)
   localDate: new Date(Date.parse('2026-11-21T00:00:00Z') - week * 7 * DAY).toISOString().slice(0, 10),
   dayOfWeek: 6,
   hour: 8,
-  sum: 10 * (week + 1),
+  sum: 2 * (week + 1) * (week + 1),
   count: week + 1,
+  histogram: { [String(2 * (week + 1))]: week + 1 },
 }));
 const SUM = CONTRIBUTIONS.reduce((total, c) => total + c.sum, 0);
 const SAMPLES = CONTRIBUTIONS.reduce((total, c) => total + c.count, 0);
+const VALUES = CONTRIBUTIONS.flatMap((c) => Array(c.count).fill(c.sum / c.count) as number[]).sort(
+  (a, b) => a - b,
+);
+const MEDIAN = ((VALUES[Math.floor((SAMPLES - 1) / 2)] ?? 0) + (VALUES[Math.floor(SAMPLES / 2)] ?? 0)) / 2;
 
 describe('rollup settling', () => {
   let embedded: EmbeddedStores;
@@ -69,6 +74,7 @@ describe('rollup settling', () => {
         hour: 8,
         samples: SAMPLES,
         averageDelayMinutes: Math.round((SUM / SAMPLES) * 10) / 10,
+        medianDelayMinutes: MEDIAN,
       }),
     ];
     const concurrent = await Promise.all(
@@ -84,7 +90,10 @@ describe('rollup settling', () => {
     expect(remaining.every((name) => name >= cutoff)).toBe(true);
     expect(remaining).toHaveLength(Math.ceil(SETTLE_AFTER_DAYS / 7));
     const kept = CONTRIBUTIONS.filter((c) => `d${c.localDate}` >= cutoff);
-    expect(stored.settledCount).toBe(SAMPLES - kept.reduce((t, c) => t + c.count, 0));
-    expect(stored.settledSum).toBe(SUM - kept.reduce((t, c) => t + c.sum, 0));
+    const settled = stored.settled as { s: number; n: number; h: Record<string, number> };
+    expect(settled.n).toBe(SAMPLES - kept.reduce((t, c) => t + c.count, 0));
+    expect(settled.s).toBe(SUM - kept.reduce((t, c) => t + c.sum, 0));
+    expect(Object.values(settled.h).reduce((t, n) => t + n, 0)).toBe(settled.n);
+    expect(stored.settledVersion).toBeGreaterThanOrEqual(1);
   });
 });

@@ -9,6 +9,8 @@ import { mapLimit } from '../../core/concurrency.ts';
 import type { Direction, Lane, Mode } from '../../core/model.ts';
 import {
   averagesFromContributions,
+  type Histogram,
+  mergeHistograms,
   type RollupContribution,
   type RollupStore,
   settledBefore,
@@ -16,6 +18,22 @@ import {
 import { batchPut } from './batch.ts';
 
 const DATE_PREFIX = 'd';
+
+/** A date's (or the settled total's) stored `{ s, n, h }`. */
+function dateOf(value: { s?: unknown; n?: unknown; h?: unknown }) {
+  return {
+    sum: Number(value.s),
+    count: Number(value.n),
+    histogram: (value.h ?? {}) as Histogram,
+  };
+}
+
+interface Fold {
+  sk: string;
+  dates: string[];
+  version: number;
+  settled: { s: number; n: number; h: Histogram };
+}
 
 const bucketSk = (c: Pick<RollupContribution, 'direction' | 'mode' | 'lane' | 'dayOfWeek' | 'hour'>) =>
   `${c.direction}#${c.mode}#${c.lane}#${c.dayOfWeek}#${String(c.hour).padStart(2, '0')}`;
@@ -42,7 +60,7 @@ export async function loadRollups(
       dayOfWeek: c.dayOfWeek,
       hour: c.hour,
     };
-    item[`${DATE_PREFIX}${c.localDate}`] = { s: c.sum, n: c.count };
+    item[`${DATE_PREFIX}${c.localDate}`] = { s: c.sum, n: c.count, h: c.histogram };
     items.set(key, item);
   }
   await batchPut(doc, table, [...items.values()]);
@@ -53,10 +71,13 @@ export async function loadRollups(
  * date (`d2026-03-08` = { s: sum, n: count }) set absolutely, so rewrites are idempotent. No TTL:
  * the averages outlive the 14-day raw window.
  *
+ * Each date also keeps a histogram of its delays (`h`: minutes -> count), so medians are exact.
+ *
  * Settling keeps items small: when the averages are read, dates older than `settledBefore(now)`
- * are folded into `settledSum`/`settledCount` by one conditional update per item (`ADD` the dates'
- * sums, `REMOVE` the dates, only if they all still exist). A single-item update is atomic, so each
- * date is folded exactly once, even by concurrent or repeated readers, without transactions.
+ * are folded into `settled` ({ s, n, h }) by one conditional update per item (set the new total and
+ * its version, `REMOVE` the dates, only if they all still exist and the version is the one read).
+ * A single-item update is atomic, so each date is folded exactly once, even by concurrent or
+ * repeated readers, without transactions.
  */
 export function createRollupStore(
   doc: DynamoDBDocumentClient,
@@ -76,7 +97,7 @@ export function createRollupStore(
           '#hour': 'hour',
         },
         ExpressionAttributeValues: {
-          ':value': { s: c.sum, n: c.count },
+          ':value': { s: c.sum, n: c.count, h: c.histogram },
           ':direction': c.direction,
           ':mode': c.mode,
           ':lane': c.lane,
@@ -85,27 +106,33 @@ export function createRollupStore(
         },
       }),
     );
-  /** Folds settled dates into the bucket's total: exactly once, or not at all if already done. */
-  const settle = async (
-    portId: string,
-    fold: { sk: string; dates: string[]; sum: number; count: number },
-  ) => {
+  /**
+   * Folds old dates into the bucket's settled total: one conditional update that applies only if
+   * the dates still exist and the settled total is still the one read (its version), so each date
+   * is counted exactly once however many readers race; a reader that loses leaves it to the next.
+   */
+  const settle = async (portId: string, fold: Fold) => {
     const names = Object.fromEntries(fold.dates.map((date, i) => [`#d${i}`, date]));
     try {
       await doc.send(
         new UpdateCommand({
           TableName: table,
           Key: { pk: portId, sk: fold.sk },
-          UpdateExpression: `ADD settledSum :sum, settledCount :count REMOVE ${Object.keys(names).join(', ')}`,
-          ConditionExpression: Object.keys(names)
-            .map((name) => `attribute_exists(${name})`)
-            .join(' AND '),
+          UpdateExpression: `SET settled = :settled, settledVersion = :next REMOVE ${Object.keys(names).join(', ')}`,
+          ConditionExpression: [
+            ...Object.keys(names).map((name) => `attribute_exists(${name})`),
+            fold.version === 0 ? 'attribute_not_exists(settledVersion)' : 'settledVersion = :version',
+          ].join(' AND '),
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':sum': fold.sum, ':count': fold.count },
+          ExpressionAttributeValues: {
+            ':settled': fold.settled,
+            ':next': fold.version + 1,
+            ...(fold.version === 0 ? {} : { ':version': fold.version }),
+          },
         }),
       );
     } catch (error: unknown) {
-      // Another reader folded them first: nothing left to do.
+      // Another reader folded first: the next read folds whatever is left.
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   };
@@ -117,7 +144,7 @@ export function createRollupStore(
     async averages(portId) {
       const buckets: Parameters<typeof averagesFromContributions>[1][number][] = [];
       const cutoff = `${DATE_PREFIX}${settledBefore(now())}`;
-      const folds: { sk: string; dates: string[]; sum: number; count: number }[] = [];
+      const folds: Fold[] = [];
       let start: QueryCommandInput['ExclusiveStartKey'];
       do {
         const page = await doc.send(
@@ -132,17 +159,21 @@ export function createRollupStore(
           const entries = Object.entries(item).filter(
             ([name]) => name.startsWith(DATE_PREFIX) && name.length === 11,
           );
-          const dates = entries.map(([, value]) => ({ sum: Number(value.s), count: Number(value.n) }));
-          if (item.settledCount !== undefined) {
-            dates.push({ sum: Number(item.settledSum), count: Number(item.settledCount) });
-          }
+          const dates = entries.map(([, value]) => dateOf(value));
+          const settled = item.settled === undefined ? null : dateOf(item.settled);
+          if (settled) dates.push(settled);
           const old = entries.filter(([name]) => name < cutoff);
           if (old.length > 0) {
+            const parts = [...(settled ? [settled] : []), ...old.map(([, value]) => dateOf(value))];
             folds.push({
               sk: String(item.sk),
               dates: old.map(([name]) => name),
-              sum: old.reduce((total, [, value]) => total + Number(value.s), 0),
-              count: old.reduce((total, [, value]) => total + Number(value.n), 0),
+              version: Number(item.settledVersion ?? 0),
+              settled: {
+                s: parts.reduce((total, part) => total + part.sum, 0),
+                n: parts.reduce((total, part) => total + part.count, 0),
+                h: mergeHistograms(parts.map((part) => part.histogram)),
+              },
             });
           }
           buckets.push({

@@ -67,6 +67,7 @@ const OutputSchema = z.object({
       dayOfWeek: z.number().int(),
       hour: z.number().int(),
       averageDelayMinutes: z.number(),
+      medianDelayMinutes: z.number().nullable().default(null),
       samples: z.number().int(),
     }),
   ),
@@ -79,7 +80,7 @@ export const registerGetWaitHistory: ToolRegistrar = (server, deps) => {
       title: 'Wait history of a crossing',
       description:
         `Observed waits (minutes, each with its observedAt in UTC and source) at one crossing over the last 1-${RETENTION_HOURS} ` +
-        'hours, oldest first, plus the hourly averages by port-local day of week and hour with sample counts. ' +
+        'hours, oldest first, plus the hourly averages (mean and exact median) by port-local day of week and hour with sample counts. ' +
         `At most ${MAX_HISTORY} observations (the newest). Requires a Business plan (sign-in, scope "history").`,
       inputSchema: InputSchema,
       outputSchema: OutputSchema,

@@ -114,6 +114,7 @@ describe('bestTimes', () => {
     dayOfWeek,
     hour,
     averageDelayMinutes,
+    medianDelayMinutes: averageDelayMinutes,
     samples,
   });
   it('lowest first, thin buckets left out, one day when asked', () => {
