@@ -202,6 +202,12 @@ describe.skipIf(skipReason !== '')(`status site in headless Chromium${skipReason
       /^Monday 8:00: /,
     );
     await page.waitForSelector('#chart svg, #chart p:not(.muted)');
+    // The best hours come from the published averages, with their exact medians.
+    const averages = (
+      await stack.json<{ medianDelayMinutes: number }[]>(`/api/v1/port-hourly-averages?port_id=${port.id}`)
+    ).body;
+    expect(averages.length).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('#best li').first().textContent()).toMatch(/median \d/);
     await check(page, path, 'port');
     await page.close();
   });
