@@ -3,7 +3,7 @@
  * the best hours from the hourly averages. Pure: the callers hand in the published documents.
  */
 import { freshnessOf } from './freshness.ts';
-import type { Border, Direction, Freshness, HourlyAverage, Lane, Mode } from './model.ts';
+import type { Border, Direction, Freshness, HourlyAverage, Lane, Mode, Port } from './model.ts';
 import type { Current, LaneWait, PublishedPort } from './views.ts';
 
 /** Case, accents and punctuation folded, so `Tijuana`, `tijuana` and `TIJUANA.` meet. */
@@ -33,18 +33,21 @@ export interface CrossingSearch {
   limit: number;
 }
 
-export interface CrossingMatch {
-  id: string;
-  slug: string;
-  name: string;
-  crossing: string | null;
-  border: Border;
-  state: string;
-  city: string;
-  twinCity: string | null;
-  timeZone: string;
-  location: { lat: number; lon: number } | null;
-  directions: Direction[];
+export interface CrossingMatch
+  extends Pick<
+    Port,
+    | 'id'
+    | 'slug'
+    | 'name'
+    | 'crossing'
+    | 'border'
+    | 'state'
+    | 'city'
+    | 'twinCity'
+    | 'timeZone'
+    | 'location'
+    | 'directions'
+  > {
   /** Only for a search near a point. */
   distanceKm: number | null;
 }

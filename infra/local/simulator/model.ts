@@ -14,7 +14,7 @@
  */
 
 import { PORTS } from '../../../functions/core/catalogue.ts';
-import type { Direction, Lane, LaneStatus, Mode, Port } from '../../../functions/core/model.ts';
+import type { Direction, Lane, LaneStatus, Mode, Port, Reading } from '../../../functions/core/model.ts';
 import { toIsoSeconds, utcToZoned } from '../../../functions/core/time.ts';
 
 const MINUTE_MS = 60_000;
@@ -755,17 +755,13 @@ export function constructionNotice(port: Port): string | null | undefined {
 // Reference observations
 
 /** An observation as an ingest stores it: a reading with its own time. */
-export interface SimulatedObservation {
-  portId: string;
-  direction: Direction;
-  mode: Mode;
-  lane: Lane;
-  status: LaneStatus;
-  delayMinutes: number | null;
-  lanesOpen: number | null;
+export interface SimulatedObservation
+  extends Pick<
+    Reading,
+    'portId' | 'direction' | 'mode' | 'lane' | 'status' | 'delayMinutes' | 'lanesOpen' | 'source'
+  > {
   /** UTC ISO 8601 without milliseconds, as the parsers write it. */
   observedAt: string;
-  source: 'cbp' | 'cbsa';
 }
 
 function observationOf(port: Port, slot: LaneSlot, state: SimulatedLane): SimulatedObservation | null {
