@@ -63,6 +63,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
+import { PROBLEM_BASE } from '../functions/http/problem.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import {
   BUCKETS,
@@ -122,7 +123,7 @@ type BucketName = keyof typeof BUCKETS;
 type FunctionName = keyof typeof FUNCTIONS;
 
 const problemJson = (status: number, type: string, title: string, detail: string) =>
-  JSON.stringify({ type: `https://border-waits.dev/problems/${type}`, title, status, detail });
+  JSON.stringify({ type: `${PROBLEM_BASE}${type}`, title, status, detail });
 
 export class BorderWaitsStack extends Stack {
   readonly tables: Record<TableName, TableV2>;
@@ -362,7 +363,7 @@ export class BorderWaitsStack extends Stack {
           'RateLimit-Policy': `'${GATEWAY_RATELIMIT_POLICY}'`,
         },
         templates: {
-          'application/json': `{"type":"https://border-waits.dev/problems/${problemType}","title":"${title}"${statusMember},"detail":$context.error.messageString,"instance":"$context.path"}`,
+          'application/json': `{"type":"${PROBLEM_BASE}${problemType}","title":"${title}"${statusMember},"detail":$context.error.messageString,"instance":"$context.path"}`,
         },
       });
     }

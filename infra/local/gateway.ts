@@ -13,6 +13,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { PROBLEM_BASE } from '../../functions/http/problem.ts';
 import { GATEWAY_RATELIMIT_POLICY } from '../manifest.ts';
 import { lambdaContext } from './lambda-context.ts';
 
@@ -45,7 +46,7 @@ export function gatewayResponse(
       'ratelimit-policy': GATEWAY_RATELIMIT_POLICY,
     },
     body: JSON.stringify({
-      type: `https://border-waits.dev/problems/${type}`,
+      type: `${PROBLEM_BASE}${type}`,
       title,
       ...(withStatus ? { status } : {}),
       detail: message,
