@@ -152,6 +152,11 @@ function errorResponses(path: string): Record<string, Json> {
   };
 }
 
+/** Responses in ascending status order. */
+function byStatus(responses: Record<string, Json>): Record<string, Json> {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
+
 function ok(description: string, schemaRef: Json, example?: unknown): Json {
   return {
     '200': {
@@ -381,7 +386,9 @@ export function buildOpenApi(options: OpenApiOptions): Json {
               'application/x-www-form-urlencoded': { schema: { $ref: `${REF}KeyRequestInput` } },
             },
           },
-          responses: {
+          // The shared errors, with this path's own 400, 413 and 415, in status order.
+          responses: byStatus({
+            ...errorResponses('/keys/requests'),
             '202': {
               description: 'Stored for review',
               headers: { ...limitHeaders, Link: refHeader('Link') },
@@ -400,9 +407,6 @@ export function buildOpenApi(options: OpenApiOptions): Json {
                 errors: [{ name: 'email', reason: 'must be an email address' }],
               },
             ),
-            '401': { $ref: '#/components/responses/InvalidKey' },
-            '404': { $ref: '#/components/responses/NotFound' },
-            '405': { $ref: '#/components/responses/MethodNotAllowed' },
             '413': problemResponse(
               'The body is larger than 16 KiB',
               problemExample(
@@ -423,20 +427,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
                 '/keys/requests',
               ),
             ),
-            '429': { $ref: '#/components/responses/RateLimited' },
-            '500': problemResponse(
-              'The service failed to answer',
-              problemExample(
-                500,
-                'internal',
-                'Internal error',
-                'The service failed to answer; try again shortly.',
-                '/keys/requests',
-              ),
-            ),
-            '502': { $ref: '#/components/responses/BadGateway' },
-            '503': { $ref: '#/components/responses/Unavailable' },
-          },
+          }),
         },
       },
     },
