@@ -11,6 +11,7 @@ import {
   READ_ONLY,
   type ToolRegistrar,
   toolError,
+  unknownPort,
 } from '../tool-kit.ts';
 
 const InputSchema = z.object({
@@ -99,7 +100,7 @@ export const registerCompareCrossings: ToolRegistrar = (server, deps) => {
           candidates = [];
           for (const id of input.port_ids) {
             const port = ports.find((p) => p.id === id) ?? ports.find((p) => p.slug === id.toLowerCase());
-            if (!port) return toolError(`Unknown port "${id}". Use search_crossings to find ids or slugs.`);
+            if (!port) return unknownPort(id);
             if (!candidates.includes(port)) candidates.push(port);
           }
         } else if (input.border || input.state || input.near) {

@@ -3,7 +3,14 @@ import { EXPORTS_PREFIX } from '../../../infra/manifest.ts';
 import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
 import { PortIdSchema, RETENTION_HOURS } from '../../core/queries.ts';
 import type { Observation } from '../../core/stores.ts';
-import { findPublishedPort, guarded, requireScope, type ToolRegistrar, toolError } from '../tool-kit.ts';
+import {
+  findPublishedPort,
+  guarded,
+  requireScope,
+  type ToolRegistrar,
+  toolError,
+  unknownPort,
+} from '../tool-kit.ts';
 
 const MAX_PORTS = 10;
 const MAX_ROWS = 100_000;
@@ -86,7 +93,7 @@ export const registerExportObservations: ToolRegistrar = (server, deps) => {
         const portIds: string[] = [];
         for (const id of input.port_ids) {
           const port = await findPublishedPort(deps, id);
-          if (!port) return toolError(`Unknown port "${id}". Use search_crossings to find ids or slugs.`);
+          if (!port) return unknownPort(id);
           if (!portIds.includes(port.id)) portIds.push(port.id);
         }
         const rows: Observation[] = [];
