@@ -300,14 +300,15 @@ export async function publish(deps: IngestDeps, averagesFor: ReadonlySet<string>
     (h): h is FeedHealth => h !== undefined,
   );
   const documents: BuiltDocument[] = buildSnapshotDocuments({ readings, states, health, nowMs });
+  const ports = publishedPorts(states);
   // Every port gets an averages document (`[]` until aggregates exist); recomputed when touched.
-  const averages = await mapLimit(publishedPorts(states), 4, async (port) =>
+  const averages = await mapLimit(ports, 4, async (port) =>
     !averagesFor.has(port.id) && (await deps.documents.exists(DOCUMENT_KEYS.averages(port.id)))
       ? []
       : buildAverageDocuments(port, await deps.rollups.averages(port.id)),
   );
   documents.push(...averages.flat());
-  documents.push(...(await eventDocuments(deps, health, nowMs, publishedPorts(states))));
+  documents.push(...(await eventDocuments(deps, health, nowMs, ports)));
   await mapLimit(documents, 8, (doc) =>
     deps.documents.put(doc.key, doc.body, {
       contentType: doc.contentType ?? JSON_CONTENT_TYPE,
