@@ -4,6 +4,7 @@
 import { BUCKETS, TABLES } from '../../infra/manifest.ts';
 import type { Clock } from '../core/stores.ts';
 import { createDocumentClient } from './dynamo/client.ts';
+import { createForecastStore } from './dynamo/forecasts.ts';
 import { createHealthStore } from './dynamo/health.ts';
 import { createLatestStore } from './dynamo/latest.ts';
 import { createObservationStore } from './dynamo/observations.ts';
@@ -32,6 +33,7 @@ export function createStores(config: StoreConfig, clock: Clock) {
     rollups: createRollupStore(dynamo, name(TABLES.rollups.envVar), () => clock.now()),
     health: createHealthStore(dynamo, name(TABLES.health.envVar)),
     documents: createDocumentStore(s3, name(BUCKETS.data.envVar)),
+    forecasts: createForecastStore(dynamo, name(TABLES.forecasts.envVar)),
   };
 }
 
