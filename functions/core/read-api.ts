@@ -3,9 +3,11 @@
  * publisher wrote (so keyed and CDN answers are byte-identical); observations are queried live.
  */
 import { NotFoundError } from './errors.ts';
+import { portForecastBody } from './forecast-views.ts';
 import {
   type AveragesQuery,
   type CurrentQuery,
+  type ForecastQuery,
   MAX_OBSERVATIONS,
   type ObservationsQuery,
   type PortsQuery,
@@ -85,6 +87,24 @@ export function createReadApi(deps: ReadApiDeps) {
         body: [],
         cacheControl: CACHE_CONTROL.averages,
         lastModified: new Date(deps.clock.now()).toUTCString(),
+      };
+    },
+    async forecast(query: ForecastQuery): Promise<ReadResult> {
+      const port = await resolvePort(query.port_id);
+      const document = await deps.documents.get(DOCUMENT_KEYS.forecast(query.port_id));
+      if (document) return { kind: 'document', document };
+      // A known port with no forecast issued yet: no lanes, never an invented number.
+      return {
+        kind: 'json',
+        body: portForecastBody(port.id, null, {}),
+        cacheControl: CACHE_CONTROL.forecast,
+        lastModified: new Date(deps.clock.now()).toUTCString(),
+      };
+    },
+    async forecastSkill(): Promise<ReadResult> {
+      return {
+        kind: 'document',
+        document: await requireDocument(DOCUMENT_KEYS.forecastSkill, 'the forecast skill summary'),
       };
     },
     async observations(
