@@ -300,24 +300,34 @@ export function issuePort(input: PortForecastInput): IssuedPort {
     const profile = input.profile.get(key);
     const profileAt = (slot: LocalSlot): number =>
       profile?.values[slot.dayOfWeek * 24 + slot.hour] ?? Number.NaN;
-    // Today's anomaly: the last hour's readings minus their own hour's profile, averaged.
+    // On a holiday, does the lane run like a Sunday? Today's readings so far say (null: none yet).
+    const holidayFit = sundayFit(numeric, local, profileAt, input.border);
+    /** The typical wait of a local hour: the profile, or on a holiday its blend with Sunday's. */
+    const typicalAt = (slot: LocalSlot, holiday: string | null): number => {
+      const weekday = profileAt(slot);
+      if (!holiday) return weekday;
+      const sunday = profileAt({ ...slot, dayOfWeek: 0 });
+      return Number.isFinite(sunday) ? holidayBase(weekday, sunday, holidayFit) : weekday;
+    };
+    // Today's anomaly: the last hour's readings minus their own hour's typical wait, averaged.
     const anomalies = numeric
       .filter((r) => r.atMs >= latest.atMs - 3_600_000)
-      .map((r) => ({ atMs: r.atMs, value: r.delayMinutes - profileAt(local(r.atMs)) }))
+      .map((r) => {
+        const slot = local(r.atMs);
+        return { atMs: r.atMs, value: r.delayMinutes - typicalAt(slot, holidayOn(slot.date, input.border)) };
+      })
       .filter((a) => Number.isFinite(a.value));
     const anomaly =
       anomalies.length === 0 ? 0 : anomalies.reduce((s, a) => s + a.value, 0) / anomalies.length;
     const slope = trendOf(anomalies);
     const cadence = cadenceOf(laneInput.readings.filter((r) => r.atMs <= issuedAtMs));
     const nextUpdateMs = latest.atMs + cadence - 60_000;
-    // On a holiday, does the lane run like a Sunday? Today's readings so far say (null: none yet).
-    const holidayFit = sundayFit(numeric, local, profileAt, input.border);
     let missingProfile = 0;
     const points: IssuedPoint[] = targets.map((target) => {
       const typical = profileAt(target.slot);
-      const sunday = target.holiday ? profileAt({ ...target.slot, dayOfWeek: 0 }) : Number.NaN;
-      const holidayTypical = Number.isFinite(sunday) ? holidayBase(typical, sunday, holidayFit) : Number.NaN;
-      const base = Number.isFinite(holidayTypical) ? holidayTypical : typical;
+      const base = typicalAt(target.slot, target.holiday);
+      const readAsHoliday =
+        target.holiday !== null && Number.isFinite(profileAt({ ...target.slot, dayOfWeek: 0 }));
       const lead = (target.atMs - latest.atMs) / 60_000;
       let model: number | null = null;
       if (Number.isFinite(typical) && Number.isFinite(base)) {
@@ -353,7 +363,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
               target.h,
               METHODS.filter((m) => point[m] !== null),
             );
-      if (target.holiday && Number.isFinite(holidayTypical) && model !== null) point.holiday = target.holiday;
+      if (readAsHoliday && target.holiday && model !== null) point.holiday = target.holiday;
       return point;
     });
     lanes.push({
