@@ -60,6 +60,21 @@ export interface ForecastStore {
   skillDays(portId: string, fromDate: string): Promise<SkillDay[]>;
   /** Writes a record if its `through` is still `previousThrough`; says whether it wrote. */
   putSkillDay(portId: string, day: SkillDay, previousThrough: string | null): Promise<boolean>;
+  /** The sum of a port's settled records (see {@link SkillWindow}), if stored. */
+  window(portId: string): Promise<SkillWindow | undefined>;
+  /** Replaces it (derived data: a rerun writes the same). */
+  putWindow(portId: string, window: SkillWindow): Promise<void>;
+}
+
+/**
+ * The sum of a port's records of the target dates `from`..`to` (all settled: two days old or
+ * more, when no more scores arrive), rebuilt once a day, so a slot reads three items (this window,
+ * yesterday and today) instead of 28.
+ */
+export interface SkillWindow {
+  from: string;
+  to: string;
+  lanes: PortRecord;
 }
 
 export interface ForecastDeps {
@@ -103,7 +118,8 @@ export async function forecastPort(
   slotMs: number,
 ): Promise<{ issue: IssuedPort; record: PortRecord; scored: number }> {
   const slot = new Date(slotMs).toISOString();
-  const days = await deps.forecasts.skillDays(port.id, utcDate(slotMs - (RECORD_DAYS - 1) * 86_400_000));
+  // Yesterday's and today's records take new scores; older ones are settled, summed in the window.
+  const days = await deps.forecasts.skillDays(port.id, utcDate(slotMs - 86_400_000));
   const byDate = new Map(days.map((day) => [day.date, day]));
   const targets = dueTargets(slotMs, new Map(days.map((day) => [day.date, day.through])));
   const earliest = Math.min(targets[0] ?? slotMs, slotMs - SCORE_BACKLOG_MS);
@@ -138,7 +154,8 @@ export async function forecastPort(
     const next: SkillDay = { date, through, lanes: previous?.lanes ?? {} };
     if (await deps.forecasts.putSkillDay(port.id, next, previous?.through ?? null)) byDate.set(date, next);
   }
-  const record = mergeRecords([...byDate.values()].map((day) => day.lanes));
+  const window = await settledWindow(deps.forecasts, port.id, slotMs);
+  const record = mergeRecords([window.lanes, ...[...byDate.values()].map((day) => day.lanes)]);
 
   // 2. The slot's issue: the stored one, else issued now from what was known at the slot's start.
   let issue = pending.find((p) => p.issuedAt === slot);
@@ -157,6 +174,18 @@ export async function forecastPort(
     issue = await deps.forecasts.putPending(built);
   }
   return { issue, record, scored };
+}
+
+/** The port's settled window for the slot's day, rebuilt from the records when the day moved on. */
+async function settledWindow(forecasts: ForecastStore, portId: string, slotMs: number): Promise<SkillWindow> {
+  const from = utcDate(slotMs - (RECORD_DAYS - 1) * 86_400_000);
+  const to = utcDate(slotMs - 2 * 86_400_000);
+  const stored = await forecasts.window(portId);
+  if (stored && stored.from === from && stored.to === to) return stored;
+  const days = (await forecasts.skillDays(portId, from)).filter((day) => day.date <= to);
+  const window: SkillWindow = { from, to, lanes: mergeRecords(days.map((day) => day.lanes)) };
+  await forecasts.putWindow(portId, window);
+  return window;
 }
 
 const LANE_ORDER = ['standard', 'ready', 'sentri', 'nexus', 'fast'];

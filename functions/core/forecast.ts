@@ -152,25 +152,29 @@ export function relativeBin(actual: number, forecast: number): number {
 export function quantilesOf(histogram: ErrorHistogram, minN = MIN_INTERVAL_N): [number, number] | null {
   // Hot path (every lane, horizon and method of every slot): no intermediate tuples.
   const bins: number[] = [];
+  const counts: number[] = [];
   let total = 0;
   for (const bin in histogram) {
     const count = histogram[bin] ?? 0;
     if (count <= 0) continue;
     bins.push(Number(bin));
+    counts.push(count);
     total += count;
   }
   if (total < minN) return null;
-  bins.sort((a, b) => a - b);
+  const order = bins.map((_, i) => i).sort((a, b) => (bins[a] ?? 0) - (bins[b] ?? 0));
   const low = Math.ceil(0.1 * total);
   const high = Math.ceil(0.9 * total);
   let seen = 0;
   let q10: number | null = null;
-  for (const bin of bins) {
-    seen += histogram[String(bin)] ?? 0;
-    if (q10 === null && seen >= low) q10 = bin * RELATIVE_BIN;
-    if (seen >= high) return [q10 ?? bin * RELATIVE_BIN, bin * RELATIVE_BIN];
+  let last = 0;
+  for (const i of order) {
+    const bin = bins[i] ?? 0;
+    last = bin * RELATIVE_BIN;
+    seen += counts[i] ?? 0;
+    if (q10 === null && seen >= low) q10 = last;
+    if (seen >= high) return [q10 ?? last, last];
   }
-  const last = (bins.at(-1) ?? 0) * RELATIVE_BIN;
   return [q10 ?? last, last];
 }
 

@@ -7,7 +7,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { IssuedPort } from '../../core/forecast.ts';
-import type { ForecastStore } from '../../core/forecast-cycle.ts';
+import type { ForecastStore, SkillWindow } from '../../core/forecast-cycle.ts';
 import { RECORD_DAYS, type SkillDay } from '../../core/skill.ts';
 
 const HOUR_S = 3600;
@@ -18,6 +18,7 @@ const DAY_S = 86_400;
  * - `P#<port>` / issuedAt: the forecasts of one port issued in one 15-minute slot (every lane,
  *   horizon and method), kept until its last target has passed and been scored;
  * - `S#<port>` / target date (UTC): the port's track record of that date, with `through`;
+ * - `W#<port>` / `window`: the sum of the port's settled records (derived, rebuilt daily);
  * - `CYCLE` / slot: the mark of a finished slot.
  */
 export function createForecastStore(doc: DynamoDBDocumentClient, table: string): ForecastStore {
@@ -99,6 +100,30 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
           date: String(item.sk),
           through: (item.through as string | undefined) ?? null,
           lanes: (item.lanes ?? {}) as SkillDay['lanes'],
+        }),
+      );
+    },
+    async window(portId) {
+      const result = await doc.send(
+        new GetCommand({ TableName: table, Key: { pk: `W#${portId}`, sk: 'window' }, ConsistentRead: true }),
+      );
+      if (!result.Item) return undefined;
+      return {
+        from: String(result.Item.from),
+        to: String(result.Item.to),
+        lanes: (result.Item.lanes ?? {}) as SkillWindow['lanes'],
+      };
+    },
+    async putWindow(portId, window) {
+      await doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: {
+            pk: `W#${portId}`,
+            sk: 'window',
+            ...window,
+            ttl: Math.floor(Date.parse(`${window.to}T00:00:00Z`) / 1000) + (RECORD_DAYS + 2) * DAY_S,
+          },
         }),
       );
     },
