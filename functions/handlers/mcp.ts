@@ -8,6 +8,7 @@ import { createStores } from '../adapters/stores.ts';
 import { type McpConfig, McpConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { createReadApi } from '../core/read-api.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
+import { clientIpOf } from '../http/client-ip.ts';
 import { httpApiEventToRequest, responseToHttpApiResult } from '../http/http-api-event.ts';
 import { createMcpApp } from '../mcp/app.ts';
 import { createJwtVerifier, resourceMetadataUrlOf } from '../mcp/auth.ts';
@@ -53,16 +54,6 @@ export function createMcpWebApp(config: McpConfig, clock: Clock = systemClock) {
   });
 }
 
-/**
- * The viewer's IP: CloudFront sets `CloudFront-Viewer-Address` (`ip:port`, replacing any value a
- * client sent); without CloudFront in front (locally), the connection's source address.
- */
-function viewerIp(event: APIGatewayProxyEventV2): string {
-  const viewer = event.headers?.['cloudfront-viewer-address'];
-  if (viewer?.includes(':')) return viewer.slice(0, viewer.lastIndexOf(':'));
-  return event.requestContext.http.sourceIp;
-}
-
 /** The mcp function behind the HTTP API (payload 2.0), for a given environment. */
 export function createMcpHandler(env: Record<string, string | undefined>, clock: Clock = systemClock) {
   const config = parseConfig(McpConfigSchema, env);
@@ -70,7 +61,12 @@ export function createMcpHandler(env: Record<string, string | undefined>, clock:
   const publicOrigin = new URL(config.MCP_RESOURCE_URL).origin;
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().handler(async (event) =>
     responseToHttpApiResult(
-      await app(httpApiEventToRequest(event, publicOrigin), { clientIp: viewerIp(event) }),
+      await app(httpApiEventToRequest(event, publicOrigin), {
+        clientIp: clientIpOf(
+          event.headers?.['cloudfront-viewer-address'],
+          event.requestContext.http.sourceIp,
+        ),
+      }),
     ),
   );
 }

@@ -10,6 +10,7 @@ import { checkKey, type KeyStore } from '../core/keys.ts';
 import { consume, type LimitPolicy, type LimitStore, limitHeaders, policyHeader } from '../core/limits.ts';
 import { type Problem, problem } from '../core/problems.ts';
 import type { Clock } from '../core/stores.ts';
+import { clientIpOf } from './client-ip.ts';
 import { header } from './respond.ts';
 
 export interface AccessPolicies {
@@ -46,19 +47,9 @@ export type AccessOutcome =
   | { admitted: true; keyId: string | null; headers: Record<string, string> }
   | { admitted: false; problem: Problem; headers: Record<string, string> };
 
-/**
- * The viewer's address: CloudFront's `CloudFront-Viewer-Address` (`ip:port`, set by CloudFront and
- * by the local edge, overwriting any a client sent) when the request came through the CDN, else
- * the address API Gateway saw.
- */
+/** The viewer's address of a REST v1 event (see `clientIpOf`). */
 export function clientIp(event: APIGatewayProxyEvent): string {
-  const viewer = header(event, 'cloudfront-viewer-address');
-  if (viewer) {
-    const cut = viewer.lastIndexOf(':');
-    const ip = cut > 0 ? viewer.slice(0, cut) : viewer;
-    if (ip) return ip.replace(/^\[|\]$/g, '');
-  }
-  return event.requestContext?.identity?.sourceIp || 'unknown';
+  return clientIpOf(header(event, 'cloudfront-viewer-address'), event.requestContext?.identity?.sourceIp);
 }
 
 export function createAccess(deps: AccessDeps) {
