@@ -14,11 +14,15 @@ const dynamo = await attachOrOpenDynamo(dataDir);
 const s3 = running?.s3 ? { endpoint: running.s3, close: async () => {} } : await startS3(dataDir);
 let failed = false;
 try {
-  const handler = createIngestHandler({
-    ...process.env,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-    AWS_ENDPOINT_URL_S3: s3.endpoint,
-  });
+  const handler = createIngestHandler(
+    {
+      ...process.env,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+    },
+    // Plain lines for a person at a terminal; no EMF metric lines (CloudWatch reads those in AWS).
+    { log: (line) => console.log(line), metricsOutput: () => {} },
+  );
   const outcomes = await handler(
     {} as never,
     lambdaContext(FUNCTIONS.ingest.name, FUNCTIONS.ingest.timeoutSeconds),
