@@ -13,7 +13,7 @@ import type { ReadApi, ReadResult } from '../core/read-api.ts';
 import type { Access } from './access.ts';
 import { acceptedResponse, type createKeyRequestHandler } from './key-requests.ts';
 import { problem, problemFromError } from './problem.ts';
-import { jsonResponse, problemResponse, queryParams, strongEtag } from './respond.ts';
+import { jsonResponse, problemResponse, queryParams, SITE_URL, strongEtag } from './respond.ts';
 
 export const KEY_REQUESTS_PATH = '/keys/requests';
 
@@ -64,6 +64,17 @@ function render(
     keyed ? { ...document, cacheControl: privateCache(document.cacheControl) } : document,
     headers,
   );
+}
+
+/**
+ * A paged answer names its next page in an RFC 8288 `Link` header too (beside the attribution
+ * link every response carries), relative to the request's origin.
+ */
+function nextLink(result: ReadResult): Record<string, string> {
+  if (result.kind !== 'json') return {};
+  const next = (result.body as { next?: unknown } | null)?.next;
+  if (typeof next !== 'string') return {};
+  return { link: `<${SITE_URL}>; rel="author", <${next}>; rel="next"` };
 }
 
 /** The document changes only with a deployment; a fixed date keeps its validators stable. */
@@ -131,7 +142,8 @@ export function createApiRouter(deps: ApiRouterDeps) {
           limit,
         );
       }
-      return render(event, await (handler as NonNullable<typeof handler>)(queryParams(event)), limit, keyed);
+      const result = await (handler as NonNullable<typeof handler>)(queryParams(event));
+      return render(event, result, { ...limit, ...nextLink(result) }, keyed);
     } catch (error: unknown) {
       const value = problemFromError(error, path);
       if (value.status >= 500)
