@@ -19,10 +19,10 @@ import { createLegacyRollupStore } from '../../functions/adapters/dynamo/legacy-
 import { migrateHistory } from '../../functions/adapters/dynamo/migrate.ts';
 import { createHttpFeedSource } from '../../functions/adapters/http-feed/source.ts';
 import { createStores } from '../../functions/adapters/stores.ts';
-import { ApiConfigSchema, parseConfig } from '../../functions/config.ts';
+import { parseConfig, StoreConfigSchema, storeSettingsOf } from '../../functions/config.ts';
 import { type IngestDeps, runIngestCycle } from '../../functions/core/ingest.ts';
-import type { HourlyAverage } from '../../functions/core/model.ts';
-import type { Observation, ObservationStore } from '../../functions/core/stores.ts';
+import type { HourlyAverage, Observation } from '../../functions/core/model.ts';
+import type { ObservationStore } from '../../functions/core/stores.ts';
 import { startDynamoOwner } from '../../infra/local/dynamo.ts';
 import { startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { startSimulator } from '../../infra/local/simulator/server.ts';
@@ -77,9 +77,12 @@ async function legacyItems(doc: DynamoDBDocumentClient): Promise<number> {
 /** What a data folder holds, read with the packed layout's stores. */
 async function readPacked(dataDir: string): Promise<Snapshot & { legacy: number }> {
   const dynamo = await startDynamoOwner(dataDir);
-  const stores = createStores(parseConfig(ApiConfigSchema, { AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint }), {
-    now: () => END,
-  });
+  const stores = createStores(
+    storeSettingsOf(parseConfig(StoreConfigSchema, { AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint })),
+    {
+      now: () => END,
+    },
+  );
   try {
     const snapshot: Snapshot = { observations: {}, averages: {} };
     for (const id of PORTS) {

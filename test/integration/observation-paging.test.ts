@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStores, type Stores } from '../../functions/adapters/stores.ts';
-import { ApiConfigSchema, parseConfig } from '../../functions/config.ts';
+import { parseConfig, StoreConfigSchema, storeSettingsOf } from '../../functions/config.ts';
 import { PORTS } from '../../functions/core/catalogue.ts';
+import type { Observation } from '../../functions/core/model.ts';
 import { MAX_OBSERVATIONS } from '../../functions/core/queries.ts';
-import type { Observation } from '../../functions/core/stores.ts';
 import { RETENTION_HOURS } from '../../infra/manifest.ts';
 import { startStack, type TestStack } from './stack.ts';
 
@@ -69,10 +69,12 @@ describe('wait-observations pages', () => {
     stack = await startStack({ atMs: NOW });
     await stack.service.ingestNow();
     stores = createStores(
-      parseConfig(ApiConfigSchema, {
-        AWS_ENDPOINT_URL_DYNAMODB: stack.service.endpoints.dynamodb,
-        AWS_ENDPOINT_URL_S3: stack.service.endpoints.s3,
-      }),
+      storeSettingsOf(
+        parseConfig(StoreConfigSchema, {
+          AWS_ENDPOINT_URL_DYNAMODB: stack.service.endpoints.dynamodb,
+          AWS_ENDPOINT_URL_S3: stack.service.endpoints.s3,
+        }),
+      ),
       { now: () => NOW },
     );
     await stores.observations.putMany(seeded());

@@ -8,8 +8,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
+import type { Observation } from '../../core/model.ts';
 import { mergeHistograms } from '../../core/rollups.ts';
-import type { Observation } from '../../core/stores.ts';
 import { chunks } from './client.ts';
 import { createObservationStore } from './observations.ts';
 import { createRollupStore, weekSk } from './rollups.ts';

@@ -5,11 +5,11 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { RETENTION_HOURS } from '../../../infra/manifest.ts';
 import { mapLimit } from '../../core/concurrency.ts';
 import { InvalidQueryError } from '../../core/errors.ts';
 import type { Direction, Lane, LaneStatus, Mode, Source } from '../../core/model.ts';
-import type { Observation, ObservationFilter, ObservationPage, ObservationStore } from '../../core/stores.ts';
+import { type Observation, RETENTION_HOURS } from '../../core/model.ts';
+import type { ObservationFilter, ObservationPage, ObservationStore } from '../../core/stores.ts';
 
 /** Entries set by one update: keeps the expression far below DynamoDB's 4 KB expression limit. */
 const ENTRIES_PER_UPDATE = 40;
