@@ -29,6 +29,13 @@ export interface FunctionSpec {
   readonly timeoutSeconds: number;
   readonly tables: { readonly [table: string]: 'read' | 'write' | 'readWrite' };
   readonly buckets: { readonly [bucket: string]: 'read' | 'write' | 'readWrite' };
+  /**
+   * Writes narrower than a table grant: PutItem only on items whose partition key starts with the
+   * prefix (IAM condition `dynamodb:LeadingKeys`).
+   */
+  readonly tableWritesUnder?: { readonly [table: string]: string };
+  /** Writes narrower than a bucket grant: PutObject only on keys under the prefix. */
+  readonly bucketWritesUnder?: { readonly [bucket: string]: string };
   readonly description: string;
 }
 
@@ -152,9 +159,11 @@ export const FUNCTIONS = {
       latest: 'read',
       rollups: 'read',
       health: 'read',
-      keys: 'readWrite',
+      keys: 'read',
       limits: 'readWrite',
     },
+    // Reads keys; writes only key requests (REQUEST#<id> items: functions/adapters/dynamo/keys.ts).
+    tableWritesUnder: { keys: 'REQUEST#' },
     buckets: { data: 'read' },
     description: 'The /api/v1 views for keyed and dynamic requests',
   },
@@ -170,10 +179,15 @@ export const FUNCTIONS = {
       alerts: 'readWrite',
       limits: 'readWrite',
     },
-    buckets: { data: 'readWrite' },
+    // Reads the published views; writes only exports (the EXPORTS_PREFIX below).
+    buckets: { data: 'read' },
+    bucketWritesUnder: { data: 'exports/' },
     description: 'The /mcp endpoint (MCP Streamable HTTP, stateless) and its OAuth resource metadata',
   },
 } as const satisfies Record<string, FunctionSpec>;
+
+/** The function manifest, typed loosely for code that iterates it. */
+export const FUNCTION_SPECS: Readonly<Record<keyof typeof FUNCTIONS, FunctionSpec>> = FUNCTIONS;
 
 export const ROUTES: readonly RouteSpec[] = [
   { path: '/api/v1/ports', methods: ['GET', 'HEAD'], function: 'api', static: true },
@@ -200,6 +214,21 @@ export const LIMITS = {
 
 /** `RateLimit-Policy` of API Gateway's own responses (401 from the authorizer, 5xx): a static header. */
 export const GATEWAY_RATELIMIT_POLICY = `"key";q=${LIMITS.keyPerMinute};w=60, "ip";q=${LIMITS.publicPerMinute};w=60`;
+
+/**
+ * `Retry-After` of the 503 API Gateway answers when the authorizer cannot decide (the key or
+ * secret store is unreachable): the stack's AUTHORIZER_FAILURE response and the local gateway.
+ */
+export const AUTHORIZER_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Secrets read at run time (Secrets Manager in AWS, files under DATA_DIR/secrets locally): the
+ * name each has locally, and the environment variable that hands its ARN to a function.
+ */
+export const SECRETS = {
+  originVerify: { name: 'origin-verify', envVar: 'ORIGIN_VERIFY_SECRET' },
+  webhookSigningKey: { name: 'webhook-signing-key', envVar: 'WEBHOOK_SIGNING_KEY_SECRET' },
+} as const;
 
 /** Served by the HTTP API (see `HttpRouteSpec`); the edge sends them there before its function runs. */
 export const HTTP_ROUTES: readonly HttpRouteSpec[] = [

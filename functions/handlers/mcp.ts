@@ -5,16 +5,23 @@ import { BUCKETS, TABLES } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLimitStore } from '../adapters/dynamo/limits.ts';
 import { createExportStore } from '../adapters/s3/exports.ts';
+import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
 import { McpConfigSchema, parseConfig } from '../config.ts';
 import { createReadApi } from '../core/read-api.ts';
+import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
+import { clientIpKey } from '../http/client-ip.ts';
 import { httpApiEventToRequest, responseToHttpApiResult } from '../http/http-api-event.ts';
 import { createMcpApp } from '../mcp/app.ts';
 import { createJwtVerifier, resourceMetadataUrlOf } from '../mcp/auth.ts';
 
 /** The `/mcp` app for a given environment: built once per cold start (JWKS cache included). */
-export function createMcpWebApp(env: Record<string, string | undefined>, clock: Clock = systemClock) {
+export function createMcpWebApp(
+  env: Record<string, string | undefined>,
+  clock: Clock = systemClock,
+  secrets: SecretSource = createSecretsManagerSource(),
+) {
   const config = parseConfig(McpConfigSchema, env);
   const stores = createStores(config, clock);
   const auth = {
@@ -47,30 +54,30 @@ export function createMcpWebApp(env: Record<string, string | undefined>, clock: 
         exportInlineMaxBytes: config.EXPORT_INLINE_MAX_BYTES,
         exportUrlTtlSeconds: config.EXPORT_URL_TTL_SECONDS,
         allowPrivateWebhooks: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
-        webhookSigningKey: config.WEBHOOK_SIGNING_KEY,
+        webhookSigningKey: () => currentSecret(secrets, config.WEBHOOK_SIGNING_KEY_SECRET),
       },
       newId: () => randomUUID(),
     },
   });
 }
 
-/**
- * The viewer's IP: CloudFront sets `CloudFront-Viewer-Address` (`ip:port`, replacing any value a
- * client sent); without CloudFront in front (locally), the connection's source address.
- */
-function viewerIp(event: APIGatewayProxyEventV2): string {
-  const viewer = event.headers?.['cloudfront-viewer-address'];
-  if (viewer?.includes(':')) return viewer.slice(0, viewer.lastIndexOf(':'));
-  return event.requestContext.http.sourceIp;
-}
-
 /** The mcp function behind the HTTP API (payload 2.0), for a given environment. */
-export function createMcpHandler(env: Record<string, string | undefined>, clock: Clock = systemClock) {
-  const app = createMcpWebApp(env, clock);
+export function createMcpHandler(
+  env: Record<string, string | undefined>,
+  clock: Clock = systemClock,
+  secrets?: SecretSource,
+) {
+  const app = createMcpWebApp(env, clock, secrets);
   const publicOrigin = new URL(parseConfig(McpConfigSchema, env).MCP_RESOURCE_URL).origin;
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().handler(async (event) =>
     responseToHttpApiResult(
-      await app(httpApiEventToRequest(event, publicOrigin), { clientIp: viewerIp(event) }),
+      await app(httpApiEventToRequest(event, publicOrigin), {
+        // The HTTP API's origin authorizer admitted only requests from the CDN, which sets the header.
+        clientIp: clientIpKey(
+          event.headers?.['cloudfront-viewer-address'],
+          event.requestContext.http.sourceIp,
+        ),
+      }),
     ),
   );
 }

@@ -9,6 +9,7 @@ import type { ApiConfig } from '../config.ts';
 import { checkKey, type KeyStore } from '../core/keys.ts';
 import { consume, type LimitPolicy, type LimitStore, limitHeaders, policyHeader } from '../core/limits.ts';
 import type { Clock } from '../core/stores.ts';
+import { clientIpKey } from './client-ip.ts';
 import { type Problem, problem } from './problem.ts';
 import { header } from './respond.ts';
 
@@ -47,18 +48,12 @@ export type AccessOutcome =
   | { admitted: false; problem: Problem; headers: Record<string, string> };
 
 /**
- * The viewer's address: CloudFront's `CloudFront-Viewer-Address` (`ip:port`, set by CloudFront and
- * by the local edge, overwriting any a client sent) when the request came through the CDN, else
- * the address API Gateway saw.
+ * The client's key for per-IP limits (functions/http/client-ip.ts): CloudFront's
+ * `CloudFront-Viewer-Address`, believed because the REST authorizer refused every request without
+ * the CDN's origin secret; else the address API Gateway saw. IPv6 counts per /64.
  */
 export function clientIp(event: APIGatewayProxyEvent): string {
-  const viewer = header(event, 'cloudfront-viewer-address');
-  if (viewer) {
-    const cut = viewer.lastIndexOf(':');
-    const ip = cut > 0 ? viewer.slice(0, cut) : viewer;
-    if (ip) return ip.replace(/^\[|\]$/g, '');
-  }
-  return event.requestContext?.identity?.sourceIp || 'unknown';
+  return clientIpKey(header(event, 'cloudfront-viewer-address'), event.requestContext?.identity?.sourceIp);
 }
 
 export function createAccess(deps: AccessDeps) {

@@ -14,13 +14,14 @@ import type {
   Context,
 } from 'aws-lambda';
 import { PROBLEM_BASE } from '../../functions/http/problem.ts';
-import { GATEWAY_RATELIMIT_POLICY } from '../manifest.ts';
+import { AUTHORIZER_RETRY_AFTER_SECONDS, GATEWAY_RATELIMIT_POLICY } from '../manifest.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /** What a REQUEST authorizer returns (the parts the gateway uses). */
 export interface AuthorizerVerdict {
   principalId: string;
   usageIdentifierKey?: string;
+  policyDocument?: { Statement: { Effect: string }[] };
   context?: Record<string, string | number | boolean>;
 }
 
@@ -37,6 +38,7 @@ export function gatewayResponse(
   message: string,
   path: string,
   withStatus = true,
+  extraHeaders: Record<string, string> = {},
 ): APIGatewayProxyResult {
   return {
     statusCode: status,
@@ -44,6 +46,7 @@ export function gatewayResponse(
       'content-type': 'application/problem+json',
       'access-control-allow-origin': '*',
       'ratelimit-policy': GATEWAY_RATELIMIT_POLICY,
+      ...extraHeaders,
     },
     body: JSON.stringify({
       type: `${PROBLEM_BASE}${type}`,
@@ -163,8 +166,9 @@ export function toRestEvent(
 
 /**
  * Runs the REQUEST authorizer on the request as API Gateway would (caching off, no identity
- * sources): its verdict, or the gateway response that ends the request (`Unauthorized` is 401,
- * any other failure 500).
+ * sources): its verdict, or the gateway response that ends the request: `Unauthorized` is 401
+ * (UNAUTHORIZED), an explicit Deny 403 (ACCESS_DENIED), any other failure 503 with Retry-After
+ * (AUTHORIZER_FAILURE, as the stack configures it).
  */
 export async function runAuthorizer(
   authorize: Authorize,
@@ -176,8 +180,9 @@ export async function runAuthorizer(
     type: 'REQUEST',
     methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/prod/${event.httpMethod}${event.path}`,
   } as unknown as APIGatewayRequestAuthorizerEvent;
+  let verdict: AuthorizerVerdict;
   try {
-    return { verdict: await authorize(authorizerEvent) };
+    verdict = await authorize(authorizerEvent);
   } catch (error: unknown) {
     if (error instanceof Error && error.message === 'Unauthorized') {
       return {
@@ -187,15 +192,28 @@ export async function runAuthorizer(
     log(`gateway: authorizer failed: ${error instanceof Error ? error.stack : String(error)}`);
     return {
       result: gatewayResponse(
-        500,
-        'server-error',
-        'Server error',
-        'Internal server error',
+        503,
+        'unavailable',
+        'Service unavailable',
+        'The request could not be authorized just now; retry in a few seconds.',
         event.path,
-        false,
+        true,
+        { 'retry-after': String(AUTHORIZER_RETRY_AFTER_SECONDS) },
       ),
     };
   }
+  if (verdict.policyDocument?.Statement.some((statement) => statement.Effect === 'Deny')) {
+    return {
+      result: gatewayResponse(
+        403,
+        'access-denied',
+        'Access denied',
+        'User is not authorized to access this resource with an explicit deny',
+        event.path,
+      ),
+    };
+  }
+  return { verdict };
 }
 
 /** Checks a proxy result the way API Gateway does; null when it is malformed. */
