@@ -27,20 +27,46 @@ const tableNames = {
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-export const IngestConfigSchema = EndpointsSchema.extend({
-  ...tableNames,
+/** Where a function's stores are: the endpoints and the physical table and bucket names. */
+export const StoreConfigSchema = EndpointsSchema.extend(tableNames);
+export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+
+export type TableKey = keyof typeof TABLES;
+
+/**
+ * The typed store settings of a parsed configuration: `tables.keys` instead of an index by the
+ * manifest's environment variable names. What `createStores` and the adapter factories take.
+ */
+export function storeSettingsOf(config: StoreConfig) {
+  const tables = Object.fromEntries(
+    (Object.keys(TABLES) as TableKey[]).map((key) => [key, config[TABLES[key].envVar]]),
+  ) as Record<TableKey, string>;
+  return {
+    region: config.AWS_REGION,
+    dynamodbEndpoint: config.AWS_ENDPOINT_URL_DYNAMODB,
+    s3Endpoint: config.AWS_ENDPOINT_URL_S3,
+    tables,
+    buckets: { data: config[BUCKETS.data.envVar] },
+  };
+}
+
+export const IngestConfigSchema = StoreConfigSchema.extend({
   CBP_FEED_URL: z.url().default('https://bwt.cbp.gov/xml/bwt.xml'),
   CBSA_FEED_URL: z.url().default('https://www.cbsa-asfc.gc.ca/bwt-taf/bwt-eng.csv'),
   FEED_TIMEOUT_MS: positiveInt(15_000),
   FEED_MAX_BYTES: positiveInt(5 * 1024 * 1024),
 });
 
-export const ApiConfigSchema = EndpointsSchema.extend({
-  ...tableNames,
+export const ApiConfigSchema = StoreConfigSchema.extend({
   KEY_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.keyPerMinute),
   PUBLIC_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.publicPerMinute),
   /** Key requests (the request-a-key form) per client IP per hour. */
   KEY_REQUESTS_PER_HOUR: positiveInt(LIMITS.keyRequestsPerHour),
+});
+
+/** The local edge's per-IP limit (in AWS the WAF rate rule, configured by the stack). */
+export const EdgeConfigSchema = z.object({
+  EDGE_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.edgePerMinute),
 });
 
 const flag = z
@@ -78,8 +104,7 @@ const commaList = z
       .filter(Boolean),
   );
 
-export const McpConfigSchema = EndpointsSchema.extend({
-  ...tableNames,
+export const McpConfigSchema = StoreConfigSchema.extend({
   /** The public URL of the MCP endpoint: the OAuth resource, the default audience. */
   MCP_RESOURCE_URL: z.url().default('http://127.0.0.1:3000/mcp'),
   /** The authorization server (issuer) of the access tokens. */
@@ -108,7 +133,24 @@ export const McpConfigSchema = EndpointsSchema.extend({
   WEBHOOK_SIGNING_KEY_SECRET,
 });
 
+/**
+ * The API Gateway REQUEST authorizer: the key table and the two usage keys the stack sets (no
+ * fall-back: an authorizer without them would meter every request under a key that does not exist).
+ */
+export const AuthorizerConfigSchema = StoreConfigSchema.extend({
+  PUBLIC_USAGE_KEY: z.string().min(1),
+  KEYED_USAGE_KEY: z.string().min(1),
+  /** Where the CDN's origin secret is: a Secrets Manager ARN in AWS, a file name locally. */
+  [SECRETS.originVerify.envVar]: z.string().min(1).default(SECRETS.originVerify.name),
+});
+
+/** The HTTP API's origin authorizer: only where the origin secret is. */
+export const OriginAuthorizerConfigSchema = z.object({
+  [SECRETS.originVerify.envVar]: z.string().min(1).default(SECRETS.originVerify.name),
+});
+
 export type McpConfig = z.infer<typeof McpConfigSchema>;
+export type AuthorizerConfig = z.infer<typeof AuthorizerConfigSchema>;
 export type IngestConfig = z.infer<typeof IngestConfigSchema>;
 export type ApiConfig = z.infer<typeof ApiConfigSchema>;
 

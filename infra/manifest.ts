@@ -2,6 +2,8 @@
  * The one description of the service's resources, read by the CDK stack (infra/app.ts) and by
  * the local runtime (infra/local/), so the two cannot drift. Plain data: no CDK, no SDK.
  */
+import { RETENTION_HOURS } from '../functions/core/model.ts';
+import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
 
 export interface TableSpec {
   /** Logical name; locally also the physical name. */
@@ -244,7 +246,7 @@ export function isHttpRoutePath(pathname: string): boolean {
 }
 
 /** Exports written by the mcp function live under this prefix of the data bucket (expired by a lifecycle rule). */
-export const EXPORTS_PREFIX = 'exports/';
+export { EXPORTS_PREFIX };
 
 export const SCHEDULES = {
   ingest: {
@@ -255,8 +257,8 @@ export const SCHEDULES = {
   },
 } as const satisfies Record<string, ScheduleSpec>;
 
-/** Raw observations are kept this long (DESIGN.md section 6). */
-export const RETENTION_HOURS = 336;
+/** Raw observations are kept this long (DESIGN.md section 6): a domain rule, owned by the core. */
+export { RETENTION_HOURS };
 
 /** Paths the CDN serves from the data bucket (the rest of the keyless site comes from the site bucket). */
 export const DATA_PATH_PREFIXES = ['/v1/', '/rss.xml', '/rss/'] as const;

@@ -7,8 +7,16 @@
 import { z } from 'zod';
 import { FRESHNESS_POLICY } from './freshness.ts';
 import { KeyRequestInputSchema } from './key-requests.ts';
-import { BORDERS, DIRECTIONS, FRESHNESS, LANE_STATUSES, LANES, MODES, SOURCES } from './model.ts';
-import { RETENTION_HOURS } from './queries.ts';
+import {
+  BORDERS,
+  DIRECTIONS,
+  FRESHNESS,
+  LANE_STATUSES,
+  LANES,
+  MODES,
+  RETENTION_HOURS,
+  SOURCES,
+} from './model.ts';
 
 const Timestamp = z.iso.datetime().describe('UTC, ISO 8601');
 

@@ -15,7 +15,9 @@ import { SECRETS } from '../../infra/manifest.ts';
 import { createDocumentClient } from '../adapters/dynamo/client.ts';
 import { createKeyStore } from '../adapters/dynamo/keys.ts';
 import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
+import { AuthorizerConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { checkKey, type KeyStore } from '../core/keys.ts';
+import type { SecretSource } from '../core/secrets.ts';
 import { createOriginCheck, type OriginCheck, originHeaderOf } from '../http/origin-verify.ts';
 
 export interface AuthorizerDeps {
@@ -80,17 +82,28 @@ export function createAuthorizer(deps: AuthorizerDeps) {
   };
 }
 
+/** The authorizer for a given environment (the stack sets the usage keys and the key table). */
+export function createAuthorizerHandler(
+  env: Record<string, string | undefined>,
+  secrets: SecretSource = createSecretsManagerSource(),
+) {
+  const config = parseConfig(AuthorizerConfigSchema, env);
+  const settings = storeSettingsOf(config);
+  return createAuthorizer({
+    keys: createKeyStore(
+      createDocumentClient({ endpoint: settings.dynamodbEndpoint, region: settings.region }),
+      settings.tables.keys,
+    ),
+    origin: createOriginCheck(secrets, config[SECRETS.originVerify.envVar]),
+    publicUsageKey: config.PUBLIC_USAGE_KEY,
+    keyedUsageKey: config.KEYED_USAGE_KEY,
+  });
+}
+
 let cached: ReturnType<typeof createAuthorizer> | undefined;
 
+/** The Lambda entry point, configured from `process.env` on the first call. */
 export async function handler(event: APIGatewayRequestAuthorizerEvent) {
-  cached ??= createAuthorizer({
-    keys: createKeyStore(createDocumentClient({}), process.env.TABLE_KEYS ?? 'api-keys'),
-    origin: createOriginCheck(
-      createSecretsManagerSource(),
-      process.env[SECRETS.originVerify.envVar] ?? SECRETS.originVerify.name,
-    ),
-    publicUsageKey: process.env.PUBLIC_USAGE_KEY ?? 'public-usage-key-not-configured',
-    keyedUsageKey: process.env.KEYED_USAGE_KEY ?? 'keyed-usage-key-not-configured',
-  });
+  cached ??= createAuthorizerHandler(process.env);
   return cached(event);
 }

@@ -8,6 +8,8 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { SECRETS } from '../../infra/manifest.ts';
 import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
+import { OriginAuthorizerConfigSchema, parseConfig } from '../config.ts';
+import type { SecretSource } from '../core/secrets.ts';
 import { createOriginCheck, type OriginCheck, originHeaderOf } from '../http/origin-verify.ts';
 
 export function createOriginAuthorizer(deps: { origin: OriginCheck }) {
@@ -18,14 +20,19 @@ export function createOriginAuthorizer(deps: { origin: OriginCheck }) {
   };
 }
 
+/** The origin authorizer for a given environment (the stack sets the secret's ARN). */
+export function createOriginAuthorizerHandler(
+  env: Record<string, string | undefined>,
+  secrets: SecretSource = createSecretsManagerSource(),
+) {
+  const config = parseConfig(OriginAuthorizerConfigSchema, env);
+  return createOriginAuthorizer({ origin: createOriginCheck(secrets, config[SECRETS.originVerify.envVar]) });
+}
+
 let cached: ReturnType<typeof createOriginAuthorizer> | undefined;
 
+/** The Lambda entry point, configured from `process.env` on the first call. */
 export async function handler(event: APIGatewayRequestAuthorizerEventV2) {
-  cached ??= createOriginAuthorizer({
-    origin: createOriginCheck(
-      createSecretsManagerSource(),
-      process.env[SECRETS.originVerify.envVar] ?? SECRETS.originVerify.name,
-    ),
-  });
+  cached ??= createOriginAuthorizerHandler(process.env);
   return cached(event);
 }

@@ -18,12 +18,12 @@ import {
 } from '../core/api-schemas.ts';
 import type { LimitPolicy } from '../core/limits.ts';
 import { policyHeader } from '../core/limits.ts';
+import { RETENTION_HOURS } from '../core/model.ts';
 import {
   AveragesQuerySchema,
   CurrentQuerySchema,
   ObservationsQuerySchema,
   PortsQuerySchema,
-  RETENTION_HOURS,
 } from '../core/queries.ts';
 import { PROBLEM_BASE, PROBLEM_CONTENT_TYPE } from './problem.ts';
 import { SITE_URL } from './respond.ts';

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { PublishedDocument } from '../core/stores.ts';
+import type { PublishedDocument } from '../core/model.ts';
 import { PROBLEM_CONTENT_TYPE, type Problem } from './problem.ts';
 
 export const SITE_URL = 'https://border-waits.dev/';

@@ -4,12 +4,11 @@
  */
 import type { AuthInfo, CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { ExportStore } from '../adapters/s3/exports.ts';
 import type { AlertStore } from '../core/alerts.ts';
 import { PORTS } from '../core/catalogue.ts';
 import type { HourlyAverage } from '../core/model.ts';
 import type { ReadApi } from '../core/read-api.ts';
-import type { Clock } from '../core/stores.ts';
+import type { Clock, ExportStore } from '../core/stores.ts';
 import type { Current, PublishedPort } from '../core/views.ts';
 import { planIncludes, type Scope, TIER_OF_SCOPE } from './auth.ts';
 

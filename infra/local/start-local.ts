@@ -7,13 +7,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
-import { createKeyStore } from '../../functions/adapters/dynamo/keys.ts';
 import { createFileSecretSource, ensureFileSecret } from '../../functions/adapters/secrets/files.ts';
+import { EdgeConfigSchema, parseConfig } from '../../functions/config.ts';
 import type { SourceOutcome } from '../../functions/core/ingest.ts';
 import { currentSecret } from '../../functions/core/secrets.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
 import { createApiHandler } from '../../functions/handlers/api.ts';
-import { createAuthorizer } from '../../functions/handlers/authorizer.ts';
+import { createAuthorizerHandler } from '../../functions/handlers/authorizer.ts';
 import { createIngestHandler } from '../../functions/handlers/ingest.ts';
 import { createMcpHandler } from '../../functions/handlers/mcp.ts';
 import { createOriginAuthorizer } from '../../functions/handlers/origin-authorizer.ts';
@@ -22,7 +22,7 @@ import {
   ORIGIN_VERIFY_HEADER,
   originHeaderOf,
 } from '../../functions/http/origin-verify.ts';
-import { FUNCTIONS, HTTP_ROUTES, isHttpRoutePath, ROUTES, SCHEDULES, SECRETS, TABLES } from '../manifest.ts';
+import { FUNCTIONS, HTTP_ROUTES, isHttpRoutePath, ROUTES, SCHEDULES, SECRETS } from '../manifest.ts';
 import { type DevIdp, startDevIdp } from './dev-idp.ts';
 import { createTables, publishEndpoints, startDynamoOwner, unpublishEndpoints } from './dynamo.ts';
 import { createEdge } from './edge.ts';
@@ -112,12 +112,14 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   const ingestHandler = createIngestHandler(env, { clock, log, secrets });
   const sweepClient = createDocumentClient({ endpoint: dynamo.endpoint });
   // The stack's REQUEST authorizer, run by the local gateway before the api function.
-  const authorize = createAuthorizer({
-    keys: createKeyStore(sweepClient, env[TABLES.keys.envVar] ?? TABLES.keys.name),
-    origin: originCheck,
-    publicUsageKey: 'local-public-usage-key',
-    keyedUsageKey: 'local-keyed-usage-key',
-  });
+  const authorize = createAuthorizerHandler(
+    {
+      ...env,
+      PUBLIC_USAGE_KEY: 'local-public-usage-key',
+      KEYED_USAGE_KEY: 'local-keyed-usage-key',
+    },
+    secrets,
+  );
 
   let ingestRunning: Promise<SourceOutcome[]> | null = null;
   const ingestNow = (): Promise<SourceOutcome[]> => {
@@ -232,7 +234,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     originSecret: () => currentSecret(secrets, SECRETS.originVerify.name),
     log,
     clock,
-    ...(env.EDGE_RATE_LIMIT_PER_MINUTE ? { edgePerMinute: Number(env.EDGE_RATE_LIMIT_PER_MINUTE) } : {}),
+    edgePerMinute: parseConfig(EdgeConfigSchema, env).EDGE_RATE_LIMIT_PER_MINUTE,
   });
   const server = createServer((req, res) => {
     edge(req, res).catch((error: unknown) => {
