@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { BUCKETS, LIMITS, SECRETS, TABLES } from '../infra/manifest.ts';
+import { SITE_ORIGIN } from './core/site.ts';
 
 const optionalUrl = z.url().optional();
 
@@ -124,7 +125,7 @@ export const McpConfigSchema = StoreConfigSchema.extend({
   MCP_RATE_LIMIT_PER_MINUTE: positiveInt(120),
   /** tools/call per minute per signed-in user. */
   MCP_USER_RATE_LIMIT_PER_MINUTE: positiveInt(240),
-  MCP_UPGRADE_URL: z.url().default('https://border-waits.dev/plans'),
+  MCP_UPGRADE_URL: z.url().default(`${SITE_ORIGIN}/plans`),
   /** Exports at most this large are returned inline; larger ones as a short-lived S3 link. */
   EXPORT_INLINE_MAX_BYTES: positiveInt(16 * 1024),
   EXPORT_URL_TTL_SECONDS: positiveInt(900),

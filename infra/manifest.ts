@@ -3,6 +3,8 @@
  * the local runtime (infra/local/), so the two cannot drift. Plain data: no CDK, no SDK.
  */
 import { RETENTION_HOURS } from '../functions/core/model.ts';
+import { PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
+import { SITE_URL } from '../functions/core/site.ts';
 import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
 
 export interface TableSpec {
@@ -232,6 +234,46 @@ export const SECRETS = {
   webhookSigningKey: { name: 'webhook-signing-key', envVar: 'WEBHOOK_SIGNING_KEY_SECRET' },
 } as const;
 
+/**
+ * API Gateway's own answers (gateway responses), as problem+json from the catalogue. `fixedStatus`:
+ * the response sets its status and the body says it; otherwise the status is the gateway's own
+ * (DEFAULT_4XX, DEFAULT_5XX) and the body has no `status` member. The stack configures these and
+ * the local gateway answers with them.
+ */
+export const GATEWAY_RESPONSES = {
+  Default4xx: { responseType: 'DEFAULT_4XX', kind: 'client-error', fixedStatus: false },
+  Default5xx: { responseType: 'DEFAULT_5XX', kind: 'server-error', fixedStatus: false },
+  Throttled: { responseType: 'THROTTLED', kind: 'rate-limited', fixedStatus: true },
+  QuotaExceeded: { responseType: 'QUOTA_EXCEEDED', kind: 'quota-exceeded', fixedStatus: true },
+  Unauthorized: { responseType: 'UNAUTHORIZED', kind: 'invalid-key', fixedStatus: true },
+  AccessDenied: { responseType: 'ACCESS_DENIED', kind: 'access-denied', fixedStatus: true },
+  // The authorizer could not decide (key or secret store unreachable): 503, Retry-After.
+  AuthorizerFailure: { responseType: 'AUTHORIZER_FAILURE', kind: 'unavailable', fixedStatus: true },
+  AuthorizerConfigurationError: {
+    responseType: 'AUTHORIZER_CONFIGURATION_ERROR',
+    kind: 'unavailable',
+    fixedStatus: true,
+  },
+  MissingToken: { responseType: 'MISSING_AUTHENTICATION_TOKEN', kind: 'not-found', fixedStatus: true },
+} as const satisfies Record<string, { responseType: string; kind: ProblemKind; fixedStatus: boolean }>;
+
+export type GatewayResponseName = keyof typeof GATEWAY_RESPONSES;
+
+/**
+ * The body of a gateway response with `detail` and `instance` as given: VTL expressions in the
+ * stack's mapping template (quoted there by the template itself), values locally.
+ */
+export function gatewayProblemBody(
+  name: GatewayResponseName,
+  detailJson: string,
+  instanceJson: string,
+): string {
+  const { kind, fixedStatus } = GATEWAY_RESPONSES[name];
+  const { status, title } = PROBLEMS[kind];
+  const statusMember = fixedStatus ? `,"status":${status}` : '';
+  return `{"type":${JSON.stringify(problemType(kind))},"title":${JSON.stringify(title)}${statusMember},"detail":${detailJson},"instance":${instanceJson}}`;
+}
+
 /** Served by the HTTP API (see `HttpRouteSpec`); the edge sends them there before its function runs. */
 export const HTTP_ROUTES: readonly HttpRouteSpec[] = [
   { path: '/mcp', methods: ['POST', 'GET', 'DELETE'], function: 'mcp' },
@@ -269,7 +311,7 @@ export const EDGE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'access-control-expose-headers': 'ETag, Last-Modified, Retry-After, RateLimit, RateLimit-Policy, Link',
   // The WAF's per-IP rule that covers everything the CDN serves (IETF draft syntax).
   'ratelimit-policy': `"edge";q=${LIMITS.edgePerMinute};w=60`,
-  link: '<https://border-waits.dev/>; rel="author"',
+  link: `<${SITE_URL}>; rel="author"`,
   'x-content-type-options': 'nosniff',
   'strict-transport-security': 'max-age=63072000; includeSubDomains',
   'referrer-policy': 'strict-origin-when-cross-origin',

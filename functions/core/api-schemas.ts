@@ -17,6 +17,7 @@ import {
   RETENTION_HOURS,
   SOURCES,
 } from './model.ts';
+import { problemType } from './problems.ts';
 
 const Timestamp = z.iso.datetime().describe('UTC, ISO 8601');
 
@@ -239,7 +240,7 @@ export const ProblemSchema = z
     description: 'RFC 9457 problem details',
     examples: [
       {
-        type: 'https://border-waits.dev/problems/invalid-parameter',
+        type: problemType('invalid-parameter'),
         title: 'Invalid query parameter',
         status: 400,
         detail: 'border must be one of "mx", "ca"',

@@ -8,9 +8,9 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { ApiConfig } from '../config.ts';
 import { checkKey, type KeyStore } from '../core/keys.ts';
 import { consume, type LimitPolicy, type LimitStore, limitHeaders, policyHeader } from '../core/limits.ts';
+import { type Problem, problem } from '../core/problems.ts';
 import type { Clock } from '../core/stores.ts';
 import { clientIpKey } from './client-ip.ts';
-import { type Problem, problem } from './problem.ts';
 import { header } from './respond.ts';
 
 export interface AccessPolicies {
@@ -79,9 +79,7 @@ export function createAccess(deps: AccessDeps) {
           admitted: false,
           headers: { 'ratelimit-policy': policyHeader(deps.policies.key), 'retry-after': '5' },
           problem: problem(
-            503,
             'unavailable',
-            'Service unavailable',
             'The API key could not be checked just now; retry in a few seconds.',
             event.path,
           ),
@@ -92,9 +90,7 @@ export function createAccess(deps: AccessDeps) {
           admitted: false,
           headers: { 'ratelimit-policy': policyHeader(deps.policies.key) },
           problem: problem(
-            401,
             'invalid-key',
-            'Invalid or revoked API key',
             'The x-api-key header does not hold a live key; send no key for public access, or ask for a new key.',
             event.path,
           ),
@@ -123,9 +119,7 @@ export function createAccess(deps: AccessDeps) {
       admitted: false,
       headers,
       problem: problem(
-        429,
         'rate-limited',
-        'Too many requests',
         `More than ${policy.quota} requests in ${policy.windowSeconds} seconds (${policy.name} limit); retry after ${decision.resetSeconds} s.`,
         event.path,
         { 'violated-policies': [policy.name] },

@@ -2,6 +2,7 @@
  * The `/api/v1` router on REST v1 proxy events: GET and HEAD only, problem+json for every error.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { problem } from '../core/problems.ts';
 import {
   AveragesQuerySchema,
   CurrentQuerySchema,
@@ -12,7 +13,7 @@ import {
 import type { ReadApi, ReadResult } from '../core/read-api.ts';
 import type { Access } from './access.ts';
 import { acceptedResponse, type createKeyRequestHandler } from './key-requests.ts';
-import { problem, problemFromError } from './problem.ts';
+import { problemFromError } from './problem.ts';
 import { jsonResponse, problemResponse, queryParams, strongEtag } from './respond.ts';
 
 export const KEY_REQUESTS_PATH = '/keys/requests';
@@ -101,20 +102,14 @@ export function createApiRouter(deps: ApiRouterDeps) {
       if (!handler && !openApi) {
         return problemResponse(
           event,
-          problem(404, 'not-found', 'Not found', `no such path: ${path}; see /api/v1/openapi.json`, path),
+          problem('not-found', `no such path: ${path}; see /api/v1/openapi.json`, path),
           limit,
         );
       }
       if (event.httpMethod !== 'GET' && event.httpMethod !== 'HEAD') {
         return problemResponse(
           event,
-          problem(
-            405,
-            'method-not-allowed',
-            'Method not allowed',
-            'The data API is read-only: GET and HEAD only',
-            path,
-          ),
+          problem('method-not-allowed', 'The data API is read-only: GET and HEAD only', path),
           { ...limit, allow: 'GET, HEAD' },
         );
       }

@@ -51,3 +51,12 @@ export function clientKey(ip: string | undefined | null): string {
 export function clientIpKey(viewerAddress: string | undefined | null, sourceIp: string | undefined): string {
   return clientKey(viewerAddressIp(viewerAddress) ?? sourceIp ?? null);
 }
+
+/**
+ * The viewer's address itself (not its limit key), the same for the api function (REST v1 events)
+ * and the mcp function (HTTP API v2 events): from `CloudFront-Viewer-Address` when present, else
+ * the address the gateway saw.
+ */
+export function clientIpOf(viewerAddress: string | undefined, sourceIp: string | undefined): string {
+  return viewerAddressIp(viewerAddress) ?? (sourceIp || 'unknown');
+}

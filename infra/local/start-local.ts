@@ -10,6 +10,7 @@ import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts'
 import { createFileSecretSource, ensureFileSecret } from '../../functions/adapters/secrets/files.ts';
 import { EdgeConfigSchema, parseConfig } from '../../functions/config.ts';
 import type { SourceOutcome } from '../../functions/core/ingest.ts';
+import { PROBLEM_CONTENT_TYPE, problem } from '../../functions/core/problems.ts';
 import { currentSecret } from '../../functions/core/secrets.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
 import { createApiHandler } from '../../functions/handlers/api.ts';
@@ -159,7 +160,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       // API Gateway's MISSING_AUTHENTICATION_TOKEN (no such resource or method), a 404 in the stack.
       writeResult(
         res,
-        gatewayResponse(404, 'not-found', 'Not found', 'Missing Authentication Token', url.pathname),
+        gatewayResponse('MissingToken', 'Missing Authentication Token', url.pathname),
         request.method,
       );
       return;
@@ -239,16 +240,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   const server = createServer((req, res) => {
     edge(req, res).catch((error: unknown) => {
       log(`edge error: ${error instanceof Error ? error.stack : String(error)}`);
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/problem+json' });
-      res.end(
-        JSON.stringify({
-          type: 'about:blank',
-          title: 'Bad gateway',
-          status: 502,
-          detail: 'The edge failed to answer',
-          instance: req.url ?? '/',
-        }),
-      );
+      if (!res.headersSent) res.writeHead(502, { 'content-type': PROBLEM_CONTENT_TYPE });
+      res.end(JSON.stringify(problem('server-error', 'The edge failed to answer', req.url ?? '/')));
     });
   });
   server.keepAliveTimeout = 5_000;

@@ -4,7 +4,7 @@
  * per IPv6 /64.
  */
 import { describe, expect, it } from 'vitest';
-import { clientIpKey, clientKey, viewerAddressIp } from '../../../functions/http/client-ip.ts';
+import { clientIpKey, clientIpOf, clientKey, viewerAddressIp } from '../../../functions/http/client-ip.ts';
 
 describe('viewerAddressIp', () => {
   it.each([
@@ -62,5 +62,21 @@ describe('clientIpKey', () => {
     expect(clientIpKey('[2001:db8:9:9::5]:443', '192.0.2.1')).toBe('2001:db8:9:9::/64');
     expect(clientIpKey(undefined, '192.0.2.1')).toBe('192.0.2.1');
     expect(clientIpKey('garbage', '192.0.2.1')).toBe('192.0.2.1');
+  });
+});
+
+describe('clientIpOf (api and mcp functions alike)', () => {
+  it.each([
+    ['203.0.113.7:443', '198.51.100.1', '203.0.113.7'],
+    // CloudFront writes IPv6 viewers unbracketed, the port after the last colon.
+    ['2001:db8:85a3::8a2e:370:7334:443', '198.51.100.1', '2001:db8:85a3::8a2e:370:7334'],
+    ['[2001:db8::1]:443', '198.51.100.1', '2001:db8::1'],
+    ['203.0.113.7', '198.51.100.1', '203.0.113.7'],
+    [undefined, '198.51.100.1', '198.51.100.1'],
+    ['', '198.51.100.1', '198.51.100.1'],
+    [undefined, undefined, 'unknown'],
+    [undefined, '', 'unknown'],
+  ])('viewer address %j, source %j -> %s', (viewer, source, expected) => {
+    expect(clientIpOf(viewer, source)).toBe(expected);
   });
 });
