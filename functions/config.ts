@@ -2,7 +2,7 @@
  * Configuration of each function: one zod schema, parsed once per cold start from the environment,
  * failing with every bad key listed. Adapters never read `process.env`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { BUCKETS, LIMITS, SECRETS, TABLES } from '../infra/manifest.ts';
 import { SITE_ORIGIN } from './core/site.ts';
 

@@ -4,7 +4,7 @@
  * and the integration suite validates every response against that document. Objects are loose:
  * fields are fixed by DESIGN.md section 4, and more may be added within v1.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { FRESHNESS_POLICY } from './freshness.ts';
 import { KeyRequestInputSchema } from './key-requests.ts';
 import {

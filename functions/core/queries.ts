@@ -2,7 +2,7 @@
  * Query schemas of `/api/v1`, shared with the MCP tools' input schemas (one query, two faces).
  * Unknown parameters are ignored; bad values of known ones are `InvalidQueryError` (400).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidQueryError } from './errors.ts';
 import { BORDERS, DIRECTIONS, LANES, MODES, RETENTION_HOURS } from './model.ts';
 

@@ -29,12 +29,11 @@ export function createApiHandler(env: Record<string, string | undefined>, clock:
     policies,
     log: (line) => console.error(line),
   });
-  const openApi = buildOpenApi({ ...policies, edgePerMinute: LIMITS.edgePerMinute });
   const route = createApiRouter({
     readApi,
     access,
     keyRequests: createKeyRequestHandler({ requests: keys, clock }),
-    openApi: () => openApi,
+    openApi: () => buildOpenApi({ ...policies, edgePerMinute: LIMITS.edgePerMinute }),
     log: (line) => console.error(line),
   });
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()

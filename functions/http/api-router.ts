@@ -20,7 +20,10 @@ export const KEY_REQUESTS_PATH = '/keys/requests';
 
 export interface ApiRouterDeps {
   readApi: ReadApi;
-  /** The OpenAPI document, served at `/api/v1/openapi.json`. */
+  /**
+   * The OpenAPI document, served at `/api/v1/openapi.json`: called on the first request for it
+   * (not at cold start: building it walks every schema), then kept with its ETag.
+   */
   openApi?: () => unknown;
   /** Key check and limits; every request passes it first. */
   access?: Access;
@@ -71,6 +74,7 @@ function render(
 const OPENAPI_LAST_MODIFIED = new Date(Date.UTC(2026, 10, 1)).toUTCString();
 
 export function createApiRouter(deps: ApiRouterDeps) {
+  let openApiDocument: { body: string; etag: string; lastModified: string; cacheControl: string } | undefined;
   const routes: Record<string, (params: Record<string, string>) => Promise<ReadResult>> = {
     '/api/v1/ports': (p) => deps.readApi.ports(parseQuery(PortsQuerySchema, p)),
     '/api/v1/port-current': (p) => deps.readApi.current(parseQuery(CurrentQuerySchema, p)),
@@ -114,17 +118,16 @@ export function createApiRouter(deps: ApiRouterDeps) {
         );
       }
       if (openApi) {
-        const body = JSON.stringify(openApi());
-        return jsonResponse(
-          event,
-          {
+        if (!openApiDocument) {
+          const body = JSON.stringify(openApi());
+          openApiDocument = {
             body,
             etag: strongEtag(body),
             lastModified: OPENAPI_LAST_MODIFIED,
             cacheControl: 'public, max-age=3600',
-          },
-          limit,
-        );
+          };
+        }
+        return jsonResponse(event, openApiDocument, limit);
       }
       return render(event, await (handler as NonNullable<typeof handler>)(queryParams(event)), limit, keyed);
     } catch (error: unknown) {

@@ -4,7 +4,7 @@
  * (zod 4's `toJSONSchema` emits JSON Schema 2020-12, OAS 3.1's dialect). Served at
  * `/api/v1/openapi.json`; the integration suite validates every response against it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   AveragesBodySchema,
   BODY_EXAMPLES,

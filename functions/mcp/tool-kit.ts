@@ -3,7 +3,7 @@
  * the read-only annotations, and readers of the published documents.
  */
 import type { AuthInfo, CallToolResult, McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AlertStore } from '../core/alerts.ts';
 import { PORTS } from '../core/catalogue.ts';
 import type { HourlyAverage } from '../core/model.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DIRECTIONS, LANES, MODES, type Observation, RETENTION_HOURS } from '../../core/model.ts';
 import { PortIdSchema } from '../../core/queries.ts';
 import { EXPORTS_PREFIX } from '../../core/stores.ts';

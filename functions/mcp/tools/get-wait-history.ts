@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DIRECTIONS, LANE_STATUSES, LANES, MODES, RETENTION_HOURS, SOURCES } from '../../core/model.ts';
 import { ObservationsQuerySchema } from '../../core/queries.ts';
 import {
