@@ -458,6 +458,23 @@ describe.skipIf(skipReason !== '')(
         }),
       );
       expect(inside).toBe(true);
+      // No marker hides another from a click, even where crossings are a few hundred metres apart.
+      const centres = await page
+        .locator('#map circle')
+        .evaluateAll((circles) =>
+          circles.map((c) => [
+            Number(c.getAttribute('cx')),
+            Number(c.getAttribute('cy')),
+            Number(c.getAttribute('r')),
+          ]),
+        );
+      for (const [i, [x1, y1, r1]] of centres.entries()) {
+        for (const [x2, y2, r2] of centres.slice(i + 1)) {
+          expect(Math.hypot((x2 ?? 0) - (x1 ?? 0), (y2 ?? 0) - (y1 ?? 0))).toBeGreaterThanOrEqual(
+            (r1 ?? 0) + (r2 ?? 0),
+          );
+        }
+      }
       const sy = (await currentPorts()).find((p) => p.id === SAN_YSIDRO) as CurrentPort;
       const minutes = passengerStandard(sy, 'into-us')?.delayMinutes;
       const colour = minutes == null ? 'wx' : minutes < 15 ? 'w0' : minutes < 45 ? 'w1' : 'w2';
@@ -593,6 +610,9 @@ describe.skipIf(skipReason !== '')(
       let page = await open('/fr/', '#waits tbody tr');
       expect(await page.getAttribute('html', 'lang')).toBe('fr');
       expect(await page.locator('h1').textContent()).toBe('Tous les passages maintenant');
+      expect(await page.locator('#waits tbody tr[data-port-id="090101"] th a').first().textContent()).toBe(
+        'Buffalo/Niagara Falls (Pont Peace)',
+      );
       await check(page, '/fr/', 'home-fr');
       await page.close();
       page = await open('/fr/ports/buffalo-niagara-falls-peace-bridge/', '#lanes tbody tr');
