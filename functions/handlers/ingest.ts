@@ -1,11 +1,10 @@
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { TABLES } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
 import { createStores } from '../adapters/stores.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
-import { IngestWithAlertsConfigSchema, parseConfig } from '../config.ts';
+import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { evaluateAlerts } from '../core/alerts.ts';
 import { runIngestCycle, type SourceOutcome } from '../core/ingest.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
@@ -17,14 +16,15 @@ export function createIngestHandler(
 ) {
   const config = parseConfig(IngestWithAlertsConfigSchema, env);
   const clock = options.clock ?? systemClock;
-  const stores = createStores(config, clock);
+  const settings = storeSettingsOf(config);
+  const stores = createStores(settings, clock);
   const feed = { timeoutMs: config.FEED_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES };
   const sources = [
     createHttpFeedSource({ source: 'cbp', url: config.CBP_FEED_URL, ...feed }),
     createHttpFeedSource({ source: 'cbsa', url: config.CBSA_FEED_URL, ...feed }),
   ];
   const log = options.log ?? ((line: string) => console.log(line));
-  const alerts = createAlertStore(stores.dynamo, String(config[TABLES.alerts.envVar]));
+  const alerts = createAlertStore(stores.dynamo, settings.tables.alerts);
   const delivery = createWebhookDelivery({
     allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
     attempts: config.ALERT_WEBHOOK_ATTEMPTS,
