@@ -24,6 +24,8 @@ export interface HorizonSkill {
   model?: Score;
   persistence?: Score;
   profile?: Score;
+  /** What was actually published at this horizon (the champion of the day), when given. */
+  published?: Score;
 }
 
 export interface LaneForecast {
@@ -42,7 +44,7 @@ type Loose = Record<string, unknown>;
 const isObject = (x: unknown): x is Loose => typeof x === 'object' && x !== null && !Array.isArray(x);
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 const str = (x: unknown): string | null => (typeof x === 'string' ? x : null);
-const METHODS = ['model', 'persistence', 'profile'] as const;
+const METHODS = ['model', 'persistence', 'profile', 'published'] as const;
 
 function score(x: unknown): Score | undefined {
   if (!isObject(x)) return undefined;
@@ -125,16 +127,24 @@ export function skillRows(doc: unknown): SkillRow[] {
       const h = horizonOf(x);
       if (h === null) return [];
       const mae = isObject(x.mae) ? x.mae : {};
+      // Per-series summaries: what was published (the champion), else the model.
+      const series = [x.champion, x.published, x.model].find(isObject) ?? {};
       return [
         {
           horizonMinutes: h,
-          median: num(x.medianMae) ?? num(x.maeMedian) ?? num(x.median) ?? num(mae.median),
-          p90: num(x.p90Mae) ?? num(x.maeP90) ?? num(x.p90) ?? num(mae.p90),
-          n: num(x.n) ?? 0,
+          median:
+            num(x.medianMae) ?? num(x.maeMedian) ?? num(x.median) ?? num(mae.median) ?? num(series.medianMae),
+          p90: num(x.p90Mae) ?? num(x.maeP90) ?? num(x.p90) ?? num(mae.p90) ?? num(series.p90Mae),
+          n: num(series.n) ?? num(x.n) ?? 0,
         },
       ];
     })
     .sort((a, b) => a.horizonMinutes - b.horizonMinutes);
+}
+
+/** Where the track-record figures come from, when the document says. */
+export function skillSource(doc: unknown): string | null {
+  return isObject(doc) ? str(doc.source) : null;
 }
 
 export function horizonText(minutes: number): string {

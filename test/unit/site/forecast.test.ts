@@ -99,6 +99,59 @@ describe('skillRows', () => {
   });
 });
 
+describe('the published documents', () => {
+  it('reads a port forecast lane with the published figures beside the three methods', () => {
+    const figures = (mae: number) => ({ mae, bias: 0.1, coverage: 0.8, n: 40 });
+    const [lane] = laneForecasts({
+      portId: '250401',
+      issuedAt: '2026-11-18T20:10:00.000Z',
+      lanes: [
+        {
+          direction: 'into-us',
+          mode: 'passenger',
+          lane: 'standard',
+          issuedAt: '2026-11-18T20:10:00.000Z',
+          method: 'mixed',
+          reason: 'the champion differs by horizon (see each point)',
+          points: [{ ...point, horizonMinutes: 15, method: 'model' }],
+          skill: [
+            {
+              horizonMinutes: 60,
+              champion: 'model',
+              model: figures(5),
+              persistence: figures(8),
+              profile: figures(9),
+              published: figures(5),
+            },
+          ],
+        },
+      ],
+    });
+    expect(lane?.method).toBe('mixed');
+    expect(lane?.skill[0]?.published).toEqual(figures(5));
+    expect(lane?.points).toEqual([point]);
+  });
+
+  it('reads the skill summary from its per-series figures, the champion first', () => {
+    const series = (medianMae: number, n: number) => ({ lanes: 3, n, medianMae, p90Mae: medianMae * 2 });
+    const doc = {
+      source: 'live',
+      horizons: [
+        {
+          horizonMinutes: 15,
+          lanesScored: 3,
+          n: 90,
+          model: series(4, 90),
+          persistence: series(5, 90),
+          profile: series(6, 90),
+          champion: series(3.5, 80),
+        },
+      ],
+    };
+    expect(skillRows(doc)).toEqual([{ horizonMinutes: 15, median: 3.5, p90: 7, n: 80 }]);
+  });
+});
+
 describe('site helpers', () => {
   it('names horizons in minutes under an hour, in hours above', () => {
     expect([15, 60, 90, 360].map(horizonText)).toEqual(['15 min', '1 h', '1.5 h', '6 h']);
