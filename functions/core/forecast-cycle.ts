@@ -23,6 +23,7 @@ import {
   slotOf,
 } from './forecast.ts';
 import { buildForecastDocuments, portForecastBody, skillSummaryBody } from './forecast-views.ts';
+import type { Observation } from './model.ts';
 import type { RollupStore } from './rollups.ts';
 import {
   championOf,
@@ -37,7 +38,7 @@ import {
   scoreTargets,
   utcDate,
 } from './skill.ts';
-import type { Clock, DocumentStore, LatestStore, Observation, ObservationStore } from './stores.ts';
+import type { Clock, DocumentStore, LatestStore, ObservationStore } from './stores.ts';
 import {
   type BuiltDocument,
   buildDocument,

@@ -18,7 +18,7 @@ import {
   SLOT_MS,
 } from '../../functions/core/forecast.ts';
 import { portForecastBody, skillSummaryBody } from '../../functions/core/forecast-views.ts';
-import type { HourlyAverage } from '../../functions/core/model.ts';
+import type { HourlyAverage, Observation } from '../../functions/core/model.ts';
 import {
   averagesFromContributions,
   contributionsOfDay,
@@ -33,7 +33,6 @@ import {
   RECORD_DAYS,
   scoreTargets,
 } from '../../functions/core/skill.ts';
-import type { Observation } from '../../functions/core/stores.ts';
 import { observationsSeen } from '../../infra/local/simulator/model.ts';
 import { median, percentile, timeRuns } from './_stats.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { compareCrossings, searchCrossings } from '../../core/crossings.ts';
 import { type ForecastAt, findLane, laneForecastAt } from '../../core/forecast-query.ts';
 import { BORDERS, DIRECTIONS, FRESHNESS, LANES, MODES, SOURCES } from '../../core/model.ts';

@@ -14,7 +14,7 @@ import {
   runBacktest,
 } from '../../../functions/core/backtest.ts';
 import { getPort } from '../../../functions/core/catalogue.ts';
-import type { Observation } from '../../../functions/core/stores.ts';
+import type { Observation } from '../../../functions/core/model.ts';
 import { toCsv } from '../../../functions/mcp/tools/export-observations.ts';
 import { observationsSeen } from '../../../infra/local/simulator/model.ts';
 
