@@ -250,6 +250,15 @@ try {
     alertIds.push(id);
   }
 
+  const portOf = (url: string) => Number(new URL(url).port);
+  const namedPorts: Record<number, string> = {
+    [portOf(service.url)]: 'service',
+    [portOf(service.endpoints.dynamodb)]: 'dynamodb',
+    [portOf(service.endpoints.s3)]: 's3',
+    [portOf(service.issuer)]: 'idp',
+    [portOf(simulator.url)]: 'simulator',
+    [portOf(receiver.url)]: 'webhook',
+  };
   const traffic = new Traffic(
     { url: service.url, mcpUrl: service.mcpUrl, apiKey, tokens, portIds, sitePaths: sitePaths() },
     tally,
@@ -260,7 +269,7 @@ try {
   const quietSample = async (): Promise<ProcessSample> => {
     await traffic.pause();
     await sleep(QUIET_MS);
-    return sampleProcess(5, 1_000);
+    return sampleProcess(5, 1_000, namedPorts);
   };
 
   traffic.start();
@@ -415,6 +424,13 @@ try {
           return `${inData.startsWith('..') ? folder : `DATA_DIR/${inData}`} ${count}`;
         })
         .join(', ');
+    const peers = (d: NonNullable<ProcessSample['descriptors']>) =>
+      Object.entries(d.socketsByPeer)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([peer, count]) => `${peer} ${count}`)
+        .join(', ');
+    console.log(`  sockets                start ${peers(first.descriptors)}`);
+    console.log(`                         end   ${peers(last.descriptors)}`);
     console.log(`  open files by folder   start ${folders(first.descriptors)}`);
     console.log(`                         end   ${folders(last.descriptors)}`);
     if (last.descriptors.total > first.descriptors.total) {

@@ -23,10 +23,33 @@ export interface Descriptors {
   byKind: Record<string, number>;
   /** Open regular files by folder (the data directory's stores among them). */
   filesByFolder: Record<string, number>;
+  /** TCP sockets by role and peer: `listen X`, `client of X`, `server of X` (X a named local port). */
+  socketsByPeer: Record<string, number>;
+}
+
+/** Local TCP connections by socket inode: local and remote ports, and whether it listens (Linux). */
+function tcpByInode(): Map<string, { local: number; remote: number; listening: boolean }> {
+  const byInode = new Map<string, { local: number; remote: number; listening: boolean }>();
+  for (const file of ['/proc/self/net/tcp', '/proc/self/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const [local, remote, state, inode] = [fields[1], fields[2], fields[3], fields[9]];
+      if (!local || !remote || !state || !inode) continue;
+      const port = (address: string) => Number.parseInt(address.split(':')[1] ?? '0', 16);
+      byInode.set(inode, { local: port(local), remote: port(remote), listening: state === '0A' });
+    }
+  }
+  return byInode;
 }
 
 /** Open descriptors by kind (socket, pipe, file, anon_inode...), from /proc/self/fd (Linux). */
-export function openDescriptors(): Descriptors | null {
+export function openDescriptors(ports: Record<number, string> = {}): Descriptors | null {
   let entries: string[];
   try {
     entries = readdirSync('/proc/self/fd');
@@ -35,6 +58,8 @@ export function openDescriptors(): Descriptors | null {
   }
   const byKind: Record<string, number> = {};
   const filesByFolder: Record<string, number> = {};
+  const socketsByPeer: Record<string, number> = {};
+  const tcp = tcpByInode();
   let total = 0;
   for (const entry of entries) {
     let target: string;
@@ -45,13 +70,24 @@ export function openDescriptors(): Descriptors | null {
     }
     const kind = /^(\w+):/.exec(target)?.[1] ?? 'file';
     byKind[kind] = (byKind[kind] ?? 0) + 1;
+    const inode = /^socket:\[(\d+)\]/.exec(target)?.[1];
+    const connection = inode ? tcp.get(inode) : undefined;
+    if (connection) {
+      const name = (port: number) => ports[port] ?? 'other';
+      const role = connection.listening
+        ? `listen ${name(connection.local)}`
+        : ports[connection.local]
+          ? `server of ${name(connection.local)}`
+          : `client of ${name(connection.remote)}`;
+      socketsByPeer[role] = (socketsByPeer[role] ?? 0) + 1;
+    }
     if (kind === 'file') {
       const folder = dirname(target);
       filesByFolder[folder] = (filesByFolder[folder] ?? 0) + 1;
     }
     total += 1;
   }
-  return { total, byKind, filesByFolder };
+  return { total, byKind, filesByFolder, socketsByPeer };
 }
 
 export interface ProcessSample {
@@ -84,7 +120,11 @@ const median = (values: number[]): number => {
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /** `samples` samples `everyMs` apart, each after a forced full GC; medians, and the fewest descriptors. */
-export async function sampleProcess(samples: number, everyMs: number): Promise<ProcessSample> {
+export async function sampleProcess(
+  samples: number,
+  everyMs: number,
+  ports: Record<number, string> = {},
+): Promise<ProcessSample> {
   const taken: ProcessSample[] = [];
   for (let i = 0; i < samples; i += 1) {
     if (i > 0) await sleep(everyMs);
@@ -96,7 +136,7 @@ export async function sampleProcess(samples: number, everyMs: number): Promise<P
       heapUsed: memory.heapUsed,
       rss: memory.rss,
       rssAnon: anonymousRss(),
-      descriptors: openDescriptors(),
+      descriptors: openDescriptors(ports),
     });
   }
   const fewest = taken
