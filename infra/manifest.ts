@@ -2,6 +2,10 @@
  * The one description of the service's resources, read by the CDK stack (infra/app.ts) and by
  * the local runtime (infra/local/), so the two cannot drift. Plain data: no CDK, no SDK.
  */
+import { RETENTION_HOURS } from '../functions/core/model.ts';
+import { PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
+import { SITE_URL } from '../functions/core/site.ts';
+import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
 
 export interface TableSpec {
   /** Logical name; locally also the physical name. */
@@ -29,6 +33,13 @@ export interface FunctionSpec {
   readonly timeoutSeconds: number;
   readonly tables: { readonly [table: string]: 'read' | 'write' | 'readWrite' };
   readonly buckets: { readonly [bucket: string]: 'read' | 'write' | 'readWrite' };
+  /**
+   * Writes narrower than a table grant: PutItem only on items whose partition key starts with the
+   * prefix (IAM condition `dynamodb:LeadingKeys`).
+   */
+  readonly tableWritesUnder?: { readonly [table: string]: string };
+  /** Writes narrower than a bucket grant: PutObject only on keys under the prefix. */
+  readonly bucketWritesUnder?: { readonly [bucket: string]: string };
   readonly description: string;
 }
 
@@ -152,9 +163,11 @@ export const FUNCTIONS = {
       latest: 'read',
       rollups: 'read',
       health: 'read',
-      keys: 'readWrite',
+      keys: 'read',
       limits: 'readWrite',
     },
+    // Reads keys; writes only key requests (REQUEST#<id> items: functions/adapters/dynamo/keys.ts).
+    tableWritesUnder: { keys: 'REQUEST#' },
     buckets: { data: 'read' },
     description: 'The /api/v1 views for keyed and dynamic requests',
   },
@@ -170,10 +183,15 @@ export const FUNCTIONS = {
       alerts: 'readWrite',
       limits: 'readWrite',
     },
-    buckets: { data: 'readWrite' },
+    // Reads the published views; writes only exports (the EXPORTS_PREFIX below).
+    buckets: { data: 'read' },
+    bucketWritesUnder: { data: 'exports/' },
     description: 'The /mcp endpoint (MCP Streamable HTTP, stateless) and its OAuth resource metadata',
   },
 } as const satisfies Record<string, FunctionSpec>;
+
+/** The function manifest, typed loosely for code that iterates it. */
+export const FUNCTION_SPECS: Readonly<Record<keyof typeof FUNCTIONS, FunctionSpec>> = FUNCTIONS;
 
 export const ROUTES: readonly RouteSpec[] = [
   { path: '/api/v1/ports', methods: ['GET', 'HEAD'], function: 'api', static: true },
@@ -201,6 +219,61 @@ export const LIMITS = {
 /** `RateLimit-Policy` of API Gateway's own responses (401 from the authorizer, 5xx): a static header. */
 export const GATEWAY_RATELIMIT_POLICY = `"key";q=${LIMITS.keyPerMinute};w=60, "ip";q=${LIMITS.publicPerMinute};w=60`;
 
+/**
+ * `Retry-After` of the 503 API Gateway answers when the authorizer cannot decide (the key or
+ * secret store is unreachable): the stack's AUTHORIZER_FAILURE response and the local gateway.
+ */
+export const AUTHORIZER_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Secrets read at run time (Secrets Manager in AWS, files under DATA_DIR/secrets locally): the
+ * name each has locally, and the environment variable that hands its ARN to a function.
+ */
+export const SECRETS = {
+  originVerify: { name: 'origin-verify', envVar: 'ORIGIN_VERIFY_SECRET' },
+  webhookSigningKey: { name: 'webhook-signing-key', envVar: 'WEBHOOK_SIGNING_KEY_SECRET' },
+} as const;
+
+/**
+ * API Gateway's own answers (gateway responses), as problem+json from the catalogue. `fixedStatus`:
+ * the response sets its status and the body says it; otherwise the status is the gateway's own
+ * (DEFAULT_4XX, DEFAULT_5XX) and the body has no `status` member. The stack configures these and
+ * the local gateway answers with them.
+ */
+export const GATEWAY_RESPONSES = {
+  Default4xx: { responseType: 'DEFAULT_4XX', kind: 'client-error', fixedStatus: false },
+  Default5xx: { responseType: 'DEFAULT_5XX', kind: 'server-error', fixedStatus: false },
+  Throttled: { responseType: 'THROTTLED', kind: 'rate-limited', fixedStatus: true },
+  QuotaExceeded: { responseType: 'QUOTA_EXCEEDED', kind: 'quota-exceeded', fixedStatus: true },
+  Unauthorized: { responseType: 'UNAUTHORIZED', kind: 'invalid-key', fixedStatus: true },
+  AccessDenied: { responseType: 'ACCESS_DENIED', kind: 'access-denied', fixedStatus: true },
+  // The authorizer could not decide (key or secret store unreachable): 503, Retry-After.
+  AuthorizerFailure: { responseType: 'AUTHORIZER_FAILURE', kind: 'unavailable', fixedStatus: true },
+  AuthorizerConfigurationError: {
+    responseType: 'AUTHORIZER_CONFIGURATION_ERROR',
+    kind: 'unavailable',
+    fixedStatus: true,
+  },
+  MissingToken: { responseType: 'MISSING_AUTHENTICATION_TOKEN', kind: 'not-found', fixedStatus: true },
+} as const satisfies Record<string, { responseType: string; kind: ProblemKind; fixedStatus: boolean }>;
+
+export type GatewayResponseName = keyof typeof GATEWAY_RESPONSES;
+
+/**
+ * The body of a gateway response with `detail` and `instance` as given: VTL expressions in the
+ * stack's mapping template (quoted there by the template itself), values locally.
+ */
+export function gatewayProblemBody(
+  name: GatewayResponseName,
+  detailJson: string,
+  instanceJson: string,
+): string {
+  const { kind, fixedStatus } = GATEWAY_RESPONSES[name];
+  const { status, title } = PROBLEMS[kind];
+  const statusMember = fixedStatus ? `,"status":${status}` : '';
+  return `{"type":${JSON.stringify(problemType(kind))},"title":${JSON.stringify(title)}${statusMember},"detail":${detailJson},"instance":${instanceJson}}`;
+}
+
 /** Served by the HTTP API (see `HttpRouteSpec`); the edge sends them there before its function runs. */
 export const HTTP_ROUTES: readonly HttpRouteSpec[] = [
   { path: '/mcp', methods: ['POST', 'GET', 'DELETE'], function: 'mcp' },
@@ -215,7 +288,7 @@ export function isHttpRoutePath(pathname: string): boolean {
 }
 
 /** Exports written by the mcp function live under this prefix of the data bucket (expired by a lifecycle rule). */
-export const EXPORTS_PREFIX = 'exports/';
+export { EXPORTS_PREFIX };
 
 export const SCHEDULES = {
   ingest: {
@@ -226,8 +299,8 @@ export const SCHEDULES = {
   },
 } as const satisfies Record<string, ScheduleSpec>;
 
-/** Raw observations are kept this long (DESIGN.md section 6). */
-export const RETENTION_HOURS = 336;
+/** Raw observations are kept this long (DESIGN.md section 6): a domain rule, owned by the core. */
+export { RETENTION_HOURS };
 
 /** Paths the CDN serves from the data bucket (the rest of the keyless site comes from the site bucket). */
 export const DATA_PATH_PREFIXES = ['/v1/', '/rss.xml', '/rss/'] as const;
@@ -238,7 +311,7 @@ export const EDGE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'access-control-expose-headers': 'ETag, Last-Modified, Retry-After, RateLimit, RateLimit-Policy, Link',
   // The WAF's per-IP rule that covers everything the CDN serves (IETF draft syntax).
   'ratelimit-policy': `"edge";q=${LIMITS.edgePerMinute};w=60`,
-  link: '<https://border-waits.dev/>; rel="author"',
+  link: `<${SITE_URL}>; rel="author"`,
   'x-content-type-options': 'nosniff',
   'strict-transport-security': 'max-age=63072000; includeSubDomains',
   'referrer-policy': 'strict-origin-when-cross-origin',

@@ -4,11 +4,20 @@
  * and the integration suite validates every response against that document. Objects are loose:
  * fields are fixed by DESIGN.md section 4, and more may be added within v1.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { FRESHNESS_POLICY } from './freshness.ts';
 import { KeyRequestInputSchema } from './key-requests.ts';
-import { BORDERS, DIRECTIONS, FRESHNESS, LANE_STATUSES, LANES, MODES, SOURCES } from './model.ts';
-import { RETENTION_HOURS } from './queries.ts';
+import {
+  BORDERS,
+  DIRECTIONS,
+  FRESHNESS,
+  LANE_STATUSES,
+  LANES,
+  MODES,
+  RETENTION_HOURS,
+  SOURCES,
+} from './model.ts';
+import { problemType } from './problems.ts';
 
 const Timestamp = z.iso.datetime().describe('UTC, ISO 8601');
 
@@ -59,6 +68,7 @@ export const BODY_EXAMPLES = {
     to: GENERATED_AT,
     count: 1,
     truncated: false,
+    next: null,
     observations: [
       {
         direction: 'into-us',
@@ -204,7 +214,14 @@ export const ObservationsBodySchema = z
     from: Timestamp,
     to: Timestamp,
     count: z.int().min(0),
-    truncated: z.boolean().optional().describe('True when older observations were left off'),
+    truncated: z.boolean().optional().describe('True when more pages follow (`next`)'),
+    next: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        'The next page (path and query, with its opaque `cursor`), also sent as `Link: <...>; rel="next"`; null on the last page',
+      ),
     observations: z.array(ObservationSchema),
   })
   .meta({ id: 'ObservationsBody' });
@@ -231,7 +248,7 @@ export const ProblemSchema = z
     description: 'RFC 9457 problem details',
     examples: [
       {
-        type: 'https://border-waits.dev/problems/invalid-parameter',
+        type: problemType('invalid-parameter'),
         title: 'Invalid query parameter',
         status: 400,
         detail: 'border must be one of "mx", "ca"',

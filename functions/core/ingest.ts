@@ -11,14 +11,22 @@
 import { getPort } from './catalogue.ts';
 import { mapLimit } from './concurrency.ts';
 import { DomainError, FeedRefusedError } from './errors.ts';
-import { feedEvent, mergeEvents, portEvents, type ServiceEvent } from './events.ts';
+import { feedEvent, mergeEvents, portEvents } from './events.ts';
 import { detectFormat, parseFeed } from './feeds/index.ts';
-import type { ParsedFeed, Source } from './model.ts';
+import type {
+  FeedHealth,
+  LatestPortState,
+  LatestReading,
+  Observation,
+  ParsedFeed,
+  ServiceEvent,
+  Source,
+} from './model.ts';
 import {
   bucketKey,
   contributionsOfDay,
   localBucketOf,
-  localDayRange,
+  localHourRange,
   ROLLUP_MAX_AGE_DAYS,
   type RollupStore,
 } from './rollups.ts';
@@ -26,13 +34,9 @@ import { buildRssDocuments, RSS_KEYS } from './rss.ts';
 import type {
   Clock,
   DocumentStore,
-  FeedHealth,
   FeedSource,
   HealthStore,
-  LatestPortState,
-  LatestReading,
   LatestStore,
-  Observation,
   ObservationStore,
 } from './stores.ts';
 import { ZONE_FOR_ABBREVIATION } from './time.ts';
@@ -236,10 +240,11 @@ async function store(
   }
   await deps.observations.putMany(fresh);
 
-  // 2. Rollups of the touched port-local date-hours, recomputed from all their observations.
+  // 2. Rollups of the touched port-local date-hours, each recomputed from all its observations
+  //    (one or two hours of them).
   const touched = new Map<
     string,
-    { portId: string; localDate: string; zone: string; buckets: Set<string> }
+    { portId: string; localDate: string; hour: number; zone: string; buckets: Set<string> }
   >();
   const oldest = fetchedAtMs - ROLLUP_MAX_AGE_DAYS * 86_400_000;
   for (const observation of fresh) {
@@ -247,20 +252,21 @@ async function store(
     if (at < oldest || observation.delayMinutes === null) continue;
     const zone = zoneOf(observation.portId, zones.get(observation.portId) ?? null);
     const bucket = localBucketOf(at, zone);
-    const key = `${observation.portId}#${bucket.localDate}`;
+    const key = `${observation.portId}#${bucket.localDate}#${bucket.hour}`;
     const entry = touched.get(key) ?? {
       portId: observation.portId,
       localDate: bucket.localDate,
+      hour: bucket.hour,
       zone,
       buckets: new Set(),
     };
     entry.buckets.add(bucketKey(observation, bucket.hour));
     touched.set(key, entry);
   }
-  const contributions = await mapLimit([...touched.values()], 4, async (day) => {
-    const range = localDayRange(day.localDate, day.zone);
-    const dayObservations = await deps.observations.query(day.portId, range.startMs, range.endMs - 1);
-    return contributionsOfDay(day.portId, day.localDate, day.zone, dayObservations, day.buckets);
+  const contributions = await mapLimit([...touched.values()], 8, async (hour) => {
+    const range = localHourRange(hour.localDate, hour.hour, hour.zone);
+    const hourObservations = await deps.observations.query(hour.portId, range.startMs, range.endMs - 1);
+    return contributionsOfDay(hour.portId, hour.localDate, hour.zone, hourObservations, hour.buckets);
   });
   await deps.rollups.putContributions(contributions.flat());
   const touchedPorts = new Set([...touched.values()].map((day) => day.portId));
@@ -345,6 +351,6 @@ async function eventDocuments(
       { count: events.length, events },
       new Date(nowMs).toISOString(),
     ),
-    ...(await buildRssDocuments(events, ports)),
+    ...buildRssDocuments(events, ports),
   ];
 }

@@ -1,43 +1,52 @@
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { TABLES } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
+import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
-import { IngestWithAlertsConfigSchema, parseConfig } from '../config.ts';
+import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { evaluateAlerts } from '../core/alerts.ts';
 import { runIngestCycle, type SourceOutcome } from '../core/ingest.ts';
+import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
 
 /** The ingest function for a given environment (the local runtime passes its own). */
 export function createIngestHandler(
   env: Record<string, string | undefined>,
-  options: { clock?: Clock; log?: (line: string) => void } = {},
+  options: { clock?: Clock; log?: (line: string) => void; secrets?: SecretSource } = {},
 ) {
   const config = parseConfig(IngestWithAlertsConfigSchema, env);
   const clock = options.clock ?? systemClock;
-  const stores = createStores(config, clock);
+  const settings = storeSettingsOf(config);
+  const stores = createStores(settings, clock);
   const feed = { timeoutMs: config.FEED_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES };
   const sources = [
     createHttpFeedSource({ source: 'cbp', url: config.CBP_FEED_URL, ...feed }),
     createHttpFeedSource({ source: 'cbsa', url: config.CBSA_FEED_URL, ...feed }),
   ];
   const log = options.log ?? ((line: string) => console.log(line));
-  const alerts = createAlertStore(stores.dynamo, String(config[TABLES.alerts.envVar]));
-  const delivery = createWebhookDelivery({
-    allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
-    attempts: config.ALERT_WEBHOOK_ATTEMPTS,
-    backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
-    timeoutMs: config.ALERT_WEBHOOK_TIMEOUT_MS,
-    signingKey: config.WEBHOOK_SIGNING_KEY,
-  });
+  const alerts = createAlertStore(stores.dynamo, settings.tables.alerts);
+  const secrets = options.secrets ?? createSecretsManagerSource();
+  // The signing key is read at run time (cached by the source), never from the environment.
+  const deliveryWith = (signingKey: string) =>
+    createWebhookDelivery({
+      allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
+      attempts: config.ALERT_WEBHOOK_ATTEMPTS,
+      backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
+      timeoutMs: config.ALERT_WEBHOOK_TIMEOUT_MS,
+      signingKey,
+    });
   return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(async () => {
     const outcomes = await runIngestCycle({ ...stores, sources, clock, log });
     // After the cycle, on whatever the latest readings now are: stale ones never fire.
-    await evaluateAlerts({ alerts, latest: stores.latest, delivery, clock, log }).catch((error: unknown) =>
-      log(`alerts: evaluation failed: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    await currentSecret(secrets, config.WEBHOOK_SIGNING_KEY_SECRET)
+      .then((signingKey) =>
+        evaluateAlerts({ alerts, latest: stores.latest, delivery: deliveryWith(signingKey), clock, log }),
+      )
+      .catch((error: unknown) =>
+        log(`alerts: evaluation failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
     return outcomes;
   });
 }

@@ -6,8 +6,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { consume, type LimitPolicy, type LimitStore, limitHeaders } from '../../functions/core/limits.ts';
+import { PROBLEM_CONTENT_TYPE, problem } from '../../functions/core/problems.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
-import { PROBLEM_BASE } from '../../functions/http/problem.ts';
+import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
 import { loadViewerRequest, toCfRequest } from '../edge/load.ts';
 import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, isHttpRoutePath, LIMITS } from '../manifest.ts';
 
@@ -68,6 +69,11 @@ export interface EdgeDeps {
    * behaviour for each, so neither the viewer-request function nor the REST API sees them.
    */
   http?: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+  /**
+   * The origin secret CloudFront adds to every request it sends to the APIs (a custom origin
+   * header), without which their authorizers refuse the request.
+   */
+  originSecret?: () => Promise<string>;
   /** Serves a site path when the site bucket has no such object (local builds, for example). */
   log: (line: string) => void;
   /** Requests per client IP per minute the edge serves itself (the WAF rule's limit in AWS). */
@@ -107,16 +113,16 @@ export function createEdge(deps: EdgeDeps) {
     const out: Record<string, string> = { ...EDGE_RESPONSE_HEADERS, ...limit };
     if (upstream.status === 404 || upstream.status === 403) {
       await upstream.body?.cancel();
-      const body = JSON.stringify({
-        type: `${PROBLEM_BASE}not-found`,
-        title: 'Not found',
-        status: 404,
-        detail: data ? 'No such port or document; GET /api/v1/ports lists the ports' : `No such page: ${uri}`,
-        instance: uri,
-      });
+      const body = JSON.stringify(
+        problem(
+          'not-found',
+          data ? 'No such port or document; GET /api/v1/ports lists the ports' : `No such page: ${uri}`,
+          uri,
+        ),
+      );
       res.writeHead(404, {
         ...out,
-        'content-type': 'application/problem+json',
+        'content-type': PROBLEM_CONTENT_TYPE,
         'cache-control': 'public, max-age=60',
       });
       res.end(req.method === 'HEAD' ? undefined : body);
@@ -149,13 +155,17 @@ export function createEdge(deps: EdgeDeps) {
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://edge.local');
+    // On every path, before any routing: CloudFront sets CloudFront-Viewer-Address itself
+    // (replacing any value a client sent; the origin request policy forwards it) and adds the
+    // origin secret as a custom origin header (replacing a viewer header of that name).
+    const ip = req.socket.remoteAddress ?? 'unknown';
+    req.headers['cloudfront-viewer-address'] = `${ip}:${req.socket.remotePort ?? 0}`;
+    delete req.headers[ORIGIN_VERIFY_HEADER];
+    if (deps.originSecret) req.headers[ORIGIN_VERIFY_HEADER] = await deps.originSecret();
     if (deps.http && isHttpRoutePath(url.pathname)) {
       await deps.http(req, res, url);
       return;
     }
-    // CloudFront sets CloudFront-Viewer-Address itself, replacing any value a client sent.
-    const ip = req.socket.remoteAddress ?? 'unknown';
-    req.headers['cloudfront-viewer-address'] = `${ip}:${req.socket.remotePort ?? 0}`;
     const outcome = viewerRequest(
       toCfRequest(req.method ?? 'GET', url, req.headers),
       req.socket.remoteAddress,
@@ -172,20 +182,20 @@ export function createEdge(deps: EdgeDeps) {
         res.writeHead(429, {
           ...EDGE_RESPONSE_HEADERS,
           ...limit,
-          'content-type': 'application/problem+json',
+          'content-type': PROBLEM_CONTENT_TYPE,
           'cache-control': 'no-store',
         });
         res.end(
           req.method === 'HEAD'
             ? undefined
-            : JSON.stringify({
-                type: `${PROBLEM_BASE}rate-limited`,
-                title: 'Too many requests',
-                status: 429,
-                detail: `More than ${policy.quota} requests in 60 seconds from this address; retry after ${decision.resetSeconds} s.`,
-                instance: url.pathname,
-                'violated-policies': [policy.name],
-              }),
+            : JSON.stringify(
+                problem(
+                  'rate-limited',
+                  `More than ${policy.quota} requests in 60 seconds from this address; retry after ${decision.resetSeconds} s.`,
+                  url.pathname,
+                  { 'violated-policies': [policy.name] },
+                ),
+              ),
         );
         return;
       }
@@ -205,17 +215,9 @@ export function createEdge(deps: EdgeDeps) {
       res.writeHead(405, {
         ...EDGE_RESPONSE_HEADERS,
         allow: 'GET, HEAD',
-        'content-type': 'application/problem+json',
+        'content-type': PROBLEM_CONTENT_TYPE,
       });
-      res.end(
-        JSON.stringify({
-          type: `${PROBLEM_BASE}method-not-allowed`,
-          title: 'Method not allowed',
-          status: 405,
-          detail: 'GET and HEAD only',
-          instance: url.pathname,
-        }),
-      );
+      res.end(JSON.stringify(problem('method-not-allowed', 'GET and HEAD only', url.pathname)));
       return;
     }
     await fromS3(req, res, outcome.request.uri, limit);

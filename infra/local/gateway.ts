@@ -13,45 +13,48 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { PROBLEM_BASE } from '../../functions/http/problem.ts';
-import { GATEWAY_RATELIMIT_POLICY } from '../manifest.ts';
+import { PROBLEM_CONTENT_TYPE, PROBLEMS } from '../../functions/core/problems.ts';
+import {
+  AUTHORIZER_RETRY_AFTER_SECONDS,
+  GATEWAY_RATELIMIT_POLICY,
+  GATEWAY_RESPONSES,
+  type GatewayResponseName,
+  gatewayProblemBody,
+} from '../manifest.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /** What a REQUEST authorizer returns (the parts the gateway uses). */
 export interface AuthorizerVerdict {
   principalId: string;
   usageIdentifierKey?: string;
+  policyDocument?: { Statement: { Effect: string }[] };
   context?: Record<string, string | number | boolean>;
 }
 
 export type Authorize = (event: APIGatewayRequestAuthorizerEvent) => Promise<AuthorizerVerdict>;
 
 /**
- * A gateway response as the stack configures it: problem+json from the mapping template
- * `{"type":…,"title":…,"status":…,"detail":$context.error.messageString,"instance":"$context.path"}`.
+ * A gateway response as the stack configures it (`GATEWAY_RESPONSES`): problem+json from the
+ * same mapping template, with `$context.error.messageString` and `$context.path` filled in.
+ * `status` is the gateway's own for the DEFAULT_4XX/5XX responses (their template fixes none).
  */
 export function gatewayResponse(
-  status: number,
-  type: string,
-  title: string,
+  name: GatewayResponseName,
   message: string,
   path: string,
-  withStatus = true,
+  status?: number,
 ): APIGatewayProxyResult {
+  const spec = GATEWAY_RESPONSES[name];
   return {
-    statusCode: status,
+    statusCode: spec.fixedStatus ? PROBLEMS[spec.kind].status : (status ?? PROBLEMS[spec.kind].status),
     headers: {
-      'content-type': 'application/problem+json',
+      'content-type': PROBLEM_CONTENT_TYPE,
       'access-control-allow-origin': '*',
       'ratelimit-policy': GATEWAY_RATELIMIT_POLICY,
+      // The authorizer could not decide: try again shortly (as the stack's AUTHORIZER_FAILURE).
+      ...(spec.kind === 'unavailable' ? { 'retry-after': String(AUTHORIZER_RETRY_AFTER_SECONDS) } : {}),
     },
-    body: JSON.stringify({
-      type: `${PROBLEM_BASE}${type}`,
-      title,
-      ...(withStatus ? { status } : {}),
-      detail: message,
-      instance: `/prod${path}`,
-    }),
+    body: gatewayProblemBody(name, JSON.stringify(message), JSON.stringify(`/prod${path}`)),
   };
 }
 
@@ -163,8 +166,9 @@ export function toRestEvent(
 
 /**
  * Runs the REQUEST authorizer on the request as API Gateway would (caching off, no identity
- * sources): its verdict, or the gateway response that ends the request (`Unauthorized` is 401,
- * any other failure 500).
+ * sources): its verdict, or the gateway response that ends the request: `Unauthorized` is 401
+ * (UNAUTHORIZED), an explicit Deny 403 (ACCESS_DENIED), any other failure 503 with Retry-After
+ * (AUTHORIZER_FAILURE, as the stack configures it).
  */
 export async function runAuthorizer(
   authorize: Authorize,
@@ -176,26 +180,34 @@ export async function runAuthorizer(
     type: 'REQUEST',
     methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/prod/${event.httpMethod}${event.path}`,
   } as unknown as APIGatewayRequestAuthorizerEvent;
+  let verdict: AuthorizerVerdict;
   try {
-    return { verdict: await authorize(authorizerEvent) };
+    verdict = await authorize(authorizerEvent);
   } catch (error: unknown) {
     if (error instanceof Error && error.message === 'Unauthorized') {
       return {
-        result: gatewayResponse(401, 'invalid-key', 'Invalid or revoked API key', 'Unauthorized', event.path),
+        result: gatewayResponse('Unauthorized', 'Unauthorized', event.path),
       };
     }
     log(`gateway: authorizer failed: ${error instanceof Error ? error.stack : String(error)}`);
     return {
       result: gatewayResponse(
-        500,
-        'server-error',
-        'Server error',
-        'Internal server error',
+        'AuthorizerFailure',
+        'The request could not be authorized just now; retry in a few seconds.',
         event.path,
-        false,
       ),
     };
   }
+  if (verdict.policyDocument?.Statement.some((statement) => statement.Effect === 'Deny')) {
+    return {
+      result: gatewayResponse(
+        'AccessDenied',
+        'User is not authorized to access this resource with an explicit deny',
+        event.path,
+      ),
+    };
+  }
+  return { verdict };
 }
 
 /** Checks a proxy result the way API Gateway does; null when it is malformed. */
@@ -251,14 +263,7 @@ export async function invokeProxy(
   log: (line: string) => void,
 ): Promise<APIGatewayProxyResult> {
   // DEFAULT_5XX in the stack: no status member in its template.
-  const internalError = gatewayResponse(
-    502,
-    'server-error',
-    'Server error',
-    'Internal server error',
-    event.path,
-    false,
-  );
+  const internalError = gatewayResponse('Default5xx', 'Internal server error', event.path, 502);
   try {
     const result = validateResult(await handler(event, lambdaContext(functionName, timeoutSeconds)));
     if (!result) {

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Source } from '../../core/model.ts';
-import type { FeedHealth, HealthStore } from '../../core/stores.ts';
+import type { FeedHealth, Source } from '../../core/model.ts';
+import type { HealthStore } from '../../core/stores.ts';
 
 /** Feed health: one item per source, pk = source. */
 export function createHealthStore(doc: DynamoDBDocumentClient, table: string): HealthStore {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Alert, type AlertStore, evaluateAlerts, whyNotFiring } from '../../../functions/core/alerts.ts';
-import type { LatestReading, LatestStore } from '../../../functions/core/stores.ts';
+import type { LatestReading } from '../../../functions/core/model.ts';
+import type { LatestStore } from '../../../functions/core/stores.ts';
 
 const NOW = Date.parse('2026-11-18T18:00:00Z');
 
