@@ -24,7 +24,7 @@ import { SITE_DIST } from '../infra/local/site-upload.ts';
 import { startLocal } from '../infra/local/start-local.ts';
 import { TABLES } from '../infra/manifest.ts';
 import { compare, faultRound, outcomeText, type ScheduledFault, snapshot } from './soak/faults.ts';
-import { type ProcessSample, sampleProcess } from './soak/process.ts';
+import { anonymousRss, type ProcessSample, sampleProcess } from './soak/process.ts';
 import { startHangingReceiver } from './soak/receiver.ts';
 import { LatencyHistogram, Tally } from './soak/stats.ts';
 import { Traffic } from './soak/traffic.ts';
@@ -173,6 +173,17 @@ function runCycle(): Promise<Cycle> {
   return cycleRunning;
 }
 
+let schedule: NodeJS.Timeout | null = null;
+/** The ingest schedule: every 5 s, as INGEST_INTERVAL_SECONDS=5 would run it. */
+function resumeIngest(): void {
+  schedule ??= setInterval(() => void runCycle(), INTERVAL_MS);
+}
+async function pauseIngest(): Promise<void> {
+  if (schedule) clearInterval(schedule);
+  schedule = null;
+  await cycleRunning;
+}
+
 const tally = new Tally();
 const timers: NodeJS.Timeout[] = [];
 let exitCode = 1;
@@ -181,7 +192,7 @@ try {
     `soak: ${minutes} min at ${rate} requests/s against ${service.url}, ingest every ${INTERVAL_MS / 1000} s from the simulator at ${simulator.url}`,
   );
   await runCycle();
-  timers.push(setInterval(() => void runCycle(), INTERVAL_MS));
+  resumeIngest();
 
   // A Business key, issued straight into the key table as `npm run keys -- create` does.
   const doc = createDocumentClient({ endpoint: service.endpoints.dynamodb });
@@ -253,6 +264,7 @@ try {
   const portOf = (url: string) => Number(new URL(url).port);
   const namedPorts: Record<number, string> = {
     [portOf(service.url)]: 'service',
+    [portOf(service.originUrl)]: 'origin',
     [portOf(service.endpoints.dynamodb)]: 'dynamodb',
     [portOf(service.endpoints.s3)]: 's3',
     [portOf(service.issuer)]: 'idp',
@@ -265,12 +277,34 @@ try {
     { rate },
   );
 
-  /** Traffic paused, keep-alive sockets given time to close, then sampled. */
+  /**
+   * Traffic and the ingest schedule paused (the cycle in flight finished), idle keep-alive
+   * connections given time to close (every local server closes them after 5 s), then sampled;
+   * both resume afterwards.
+   */
   const quietSample = async (): Promise<ProcessSample> => {
-    await traffic.pause();
+    await Promise.all([traffic.pause(), pauseIngest()]);
     await sleep(QUIET_MS);
-    return sampleProcess(5, 1_000, namedPorts);
+    const sample = await sampleProcess(5, 1_000, namedPorts);
+    resumeIngest();
+    return sample;
   };
+
+  // Memory once a minute (no forced GC), to tell a plateau from a climb.
+  const timeline: { minute: number; heapTotal: number; live: number; rss: number; rssAnon: number | null }[] =
+    [];
+  timers.push(
+    setInterval(() => {
+      const memory = process.memoryUsage();
+      timeline.push({
+        minute: Math.round((Date.now() - started) / 60_000),
+        heapTotal: memory.heapTotal,
+        live: memory.heapUsed + memory.external,
+        rss: memory.rss,
+        rssAnon: anonymousRss(),
+      });
+    }, 60_000),
+  );
 
   traffic.start();
   console.log(`soak: warming up for ${Math.round(warmupMs / 1000)} s`);
@@ -322,8 +356,8 @@ try {
   }
 
   const last = await quietSample();
+  await pauseIngest();
   for (const timer of timers) clearInterval(timer);
-  await cycleRunning;
 
   // What became of the alerts on the hanging webhook.
   const listed = await fetch(service.mcpUrl, {
@@ -393,7 +427,9 @@ try {
     `hanging webhook: ${alertIds.length} alerts, ${firings.length} firings (${firings.filter((f) => f.delivery.status === 'failed').length} failed deliveries), ${receiver.received()} requests received and never answered`,
   );
 
-  console.log('\nmemory and descriptors (quiet window: traffic paused 7 s, 5 samples after a forced GC)');
+  console.log(
+    '\nmemory and descriptors (quiet window: traffic and ingest paused 7 s, 5 samples after a forced GC)',
+  );
   const liveGrowth = pct(first.live, last.live);
   console.log(
     `  live heap + external   start ${mb(first.live)}   end ${mb(last.live)}   ${signed(liveGrowth)}  (median)`,
@@ -404,6 +440,18 @@ try {
   if (first.rssAnon !== null && last.rssAnon !== null) {
     console.log(
       `  rss, anonymous only    start ${mb(first.rssAnon)}   end ${mb(last.rssAnon)}   ${signed(pct(first.rssAnon, last.rssAnon))}  (median)`,
+    );
+  }
+  if (timeline.length > 0) {
+    const every = Math.max(1, Math.ceil(timeline.length / 10));
+    console.log(
+      `  once a minute (no GC)  ${timeline
+        .filter((_, i) => i % every === 0 || i === timeline.length - 1)
+        .map(
+          (t) =>
+            `${t.minute}m: live ${mb(t.live)}, heap ${mb(t.heapTotal)}, rss ${mb(t.rss)}${t.rssAnon === null ? '' : ` (anon ${mb(t.rssAnon)})`}`,
+        )
+        .join('\n                         ')}`,
     );
   }
   if (liveGrowth >= 10) failures.push(`live memory grew ${liveGrowth.toFixed(1)} %`);
@@ -476,6 +524,7 @@ try {
   for (const line of logTail.slice(-10)) console.error(`  ${line}`);
   exitCode = 1;
 } finally {
+  if (schedule) clearInterval(schedule);
   for (const timer of timers) clearInterval(timer);
   // Narrowed to null by the compiler, but a scheduled cycle may be running.
   await (cycleRunning as Promise<Cycle> | null)?.catch(() => undefined);

@@ -103,7 +103,8 @@ export interface ProcessSample {
   descriptors: Descriptors | null;
 }
 
-function anonymousRss(): number | null {
+/** RssAnon of this process in bytes (Linux), else null. */
+export function anonymousRss(): number | null {
   try {
     const kb = /^RssAnon:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
     return kb === undefined ? null : Number(kb) * 1024;
