@@ -78,11 +78,17 @@ export interface FeedHealth {
   pendingPublish: string[];
   /** Events seen but not yet in the published log and feeds (cleared by the publisher). */
   pendingEvents: ServiceEvent[];
+  /** Writes so far (0 or absent: never written); each write is conditional on it. */
+  version?: number;
 }
 
 export interface HealthStore {
   get(source: Source): Promise<FeedHealth | undefined>;
-  put(health: FeedHealth): Promise<void>;
+  /**
+   * Writes `health` if the stored version is still `health.version` (the one it was read at), and
+   * returns the new version; throws `ConcurrentUpdateError` when another writer came first.
+   */
+  put(health: FeedHealth): Promise<number>;
 }
 
 export interface PublishedDocument {

@@ -1,14 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { TABLES } from '../../infra/manifest.ts';
+import { FUNCTIONS, TABLES } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
+import { createLeaseStore } from '../adapters/dynamo/lease.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
 import { createStores } from '../adapters/stores.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
 import { IngestWithAlertsConfigSchema, parseConfig } from '../config.ts';
 import { evaluateAlerts } from '../core/alerts.ts';
 import { runIngestCycle, type SourceOutcome } from '../core/ingest.ts';
+import { withLease } from '../core/lease.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
+
+/** Kept free at the end of the function's time for the last writes after the alert deadline. */
+const ALERT_MARGIN_MS = 5_000;
 
 /** The ingest function for a given environment (the local runtime passes its own). */
 export function createIngestHandler(
@@ -25,20 +31,47 @@ export function createIngestHandler(
   ];
   const log = options.log ?? ((line: string) => console.log(line));
   const alerts = createAlertStore(stores.dynamo, String(config[TABLES.alerts.envVar]));
+  // The lease is about real time (how long a cycle may run), never the simulated clock.
+  const leases = createLeaseStore(stores.dynamo, String(config[TABLES.health.envVar]));
   const delivery = createWebhookDelivery({
     allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
-    attempts: config.ALERT_WEBHOOK_ATTEMPTS,
-    backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
     timeoutMs: config.ALERT_WEBHOOK_TIMEOUT_MS,
     signingKey: config.WEBHOOK_SIGNING_KEY,
   });
-  return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(async () => {
-    const outcomes = await runIngestCycle({ ...stores, sources, clock, log });
-    // After the cycle, on whatever the latest readings now are: stale ones never fire.
-    await evaluateAlerts({ alerts, latest: stores.latest, delivery, clock, log }).catch((error: unknown) =>
-      log(`alerts: evaluation failed: ${error instanceof Error ? error.message : String(error)}`),
+  return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(async (_event, context) => {
+    const run = await withLease(
+      leases,
+      {
+        name: 'ingest',
+        holder: `${context.awsRequestId ?? 'local'}/${randomUUID().slice(0, 8)}`,
+        ttlMs: FUNCTIONS.ingest.timeoutSeconds * 1000 + 10_000,
+        now: Date.now,
+      },
+      async () => {
+        const outcomes = await runIngestCycle({ ...stores, sources, clock, log });
+        // After the cycle, on whatever the latest readings now are: stale ones never fire.
+        const left = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
+        await evaluateAlerts({
+          alerts,
+          latest: stores.latest,
+          delivery,
+          clock,
+          log,
+          policy: {
+            attempts: config.ALERT_WEBHOOK_ATTEMPTS,
+            backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
+            concurrency: config.ALERT_DELIVERY_CONCURRENCY,
+            deadlineMs: Math.max(0, Math.min(config.ALERT_DELIVERY_DEADLINE_MS, left - ALERT_MARGIN_MS)),
+          },
+        }).catch((error: unknown) =>
+          log(`alerts: evaluation failed: ${error instanceof Error ? error.message : String(error)}`),
+        );
+        return outcomes;
+      },
     );
-    return outcomes;
+    if (run.ran) return run.result;
+    log(`ingest: skipped: ${run.reason}`);
+    return [];
   });
 }
 
