@@ -2,8 +2,9 @@
  * Configuration of each function: one zod schema, parsed once per cold start from the environment,
  * failing with every bad key listed. Adapters never read `process.env`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { BUCKETS, LIMITS, TABLES } from '../infra/manifest.ts';
+import { SITE_ORIGIN } from './core/site.ts';
 
 const optionalUrl = z.url().optional();
 
@@ -27,20 +28,46 @@ const tableNames = {
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-export const IngestConfigSchema = EndpointsSchema.extend({
-  ...tableNames,
+/** Where a function's stores are: the endpoints and the physical table and bucket names. */
+export const StoreConfigSchema = EndpointsSchema.extend(tableNames);
+export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+
+export type TableKey = keyof typeof TABLES;
+
+/**
+ * The typed store settings of a parsed configuration: `tables.keys` instead of an index by the
+ * manifest's environment variable names. What `createStores` and the adapter factories take.
+ */
+export function storeSettingsOf(config: StoreConfig) {
+  const tables = Object.fromEntries(
+    (Object.keys(TABLES) as TableKey[]).map((key) => [key, config[TABLES[key].envVar]]),
+  ) as Record<TableKey, string>;
+  return {
+    region: config.AWS_REGION,
+    dynamodbEndpoint: config.AWS_ENDPOINT_URL_DYNAMODB,
+    s3Endpoint: config.AWS_ENDPOINT_URL_S3,
+    tables,
+    buckets: { data: config[BUCKETS.data.envVar] },
+  };
+}
+
+export const IngestConfigSchema = StoreConfigSchema.extend({
   CBP_FEED_URL: z.url().default('https://bwt.cbp.gov/xml/bwt.xml'),
   CBSA_FEED_URL: z.url().default('https://www.cbsa-asfc.gc.ca/bwt-taf/bwt-eng.csv'),
   FEED_TIMEOUT_MS: positiveInt(15_000),
   FEED_MAX_BYTES: positiveInt(5 * 1024 * 1024),
 });
 
-export const ApiConfigSchema = EndpointsSchema.extend({
-  ...tableNames,
+export const ApiConfigSchema = StoreConfigSchema.extend({
   KEY_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.keyPerMinute),
   PUBLIC_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.publicPerMinute),
   /** Key requests (the request-a-key form) per client IP per hour. */
   KEY_REQUESTS_PER_HOUR: positiveInt(LIMITS.keyRequestsPerHour),
+});
+
+/** The local edge's per-IP limit (in AWS the WAF rate rule, configured by the stack). */
+export const EdgeConfigSchema = z.object({
+  EDGE_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.edgePerMinute),
 });
 
 const flag = z
@@ -84,8 +111,7 @@ const commaList = z
       .filter(Boolean),
   );
 
-export const McpConfigSchema = EndpointsSchema.extend({
-  ...tableNames,
+export const McpConfigSchema = StoreConfigSchema.extend({
   /** The public URL of the MCP endpoint: the OAuth resource, the default audience. */
   MCP_RESOURCE_URL: z.url().default('http://127.0.0.1:3000/mcp'),
   /** The authorization server (issuer) of the access tokens. */
@@ -105,7 +131,7 @@ export const McpConfigSchema = EndpointsSchema.extend({
   MCP_RATE_LIMIT_PER_MINUTE: positiveInt(120),
   /** tools/call per minute per signed-in user. */
   MCP_USER_RATE_LIMIT_PER_MINUTE: positiveInt(240),
-  MCP_UPGRADE_URL: z.url().default('https://border-waits.dev/plans'),
+  MCP_UPGRADE_URL: z.url().default(`${SITE_ORIGIN}/plans`),
   /** Exports at most this large are returned inline; larger ones as a short-lived S3 link. */
   EXPORT_INLINE_MAX_BYTES: positiveInt(16 * 1024),
   EXPORT_URL_TTL_SECONDS: positiveInt(900),
@@ -114,7 +140,17 @@ export const McpConfigSchema = EndpointsSchema.extend({
   WEBHOOK_SIGNING_KEY,
 });
 
+/**
+ * The API Gateway REQUEST authorizer: the key table and the two usage keys the stack sets (no
+ * fall-back: an authorizer without them would meter every request under a key that does not exist).
+ */
+export const AuthorizerConfigSchema = StoreConfigSchema.extend({
+  PUBLIC_USAGE_KEY: z.string().min(1),
+  KEYED_USAGE_KEY: z.string().min(1),
+});
+
 export type McpConfig = z.infer<typeof McpConfigSchema>;
+export type AuthorizerConfig = z.infer<typeof AuthorizerConfigSchema>;
 export type IngestConfig = z.infer<typeof IngestConfigSchema>;
 export type ApiConfig = z.infer<typeof ApiConfigSchema>;
 

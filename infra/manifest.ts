@@ -2,6 +2,10 @@
  * The one description of the service's resources, read by the CDK stack (infra/app.ts) and by
  * the local runtime (infra/local/), so the two cannot drift. Plain data: no CDK, no SDK.
  */
+import { RETENTION_HOURS } from '../functions/core/model.ts';
+import { PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
+import { SITE_URL } from '../functions/core/site.ts';
+import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
 
 export interface TableSpec {
   /** Logical name; locally also the physical name. */
@@ -206,6 +210,39 @@ export const LIMITS = {
 /** `RateLimit-Policy` of API Gateway's own responses (401 from the authorizer, 5xx): a static header. */
 export const GATEWAY_RATELIMIT_POLICY = `"key";q=${LIMITS.keyPerMinute};w=60, "ip";q=${LIMITS.publicPerMinute};w=60`;
 
+/**
+ * API Gateway's own answers (gateway responses), as problem+json from the catalogue. `fixedStatus`:
+ * the response sets its status and the body says it; otherwise the status is the gateway's own
+ * (DEFAULT_4XX, DEFAULT_5XX) and the body has no `status` member. The stack configures these and
+ * the local gateway answers with them.
+ */
+export const GATEWAY_RESPONSES = {
+  Default4xx: { responseType: 'DEFAULT_4XX', kind: 'client-error', fixedStatus: false },
+  Default5xx: { responseType: 'DEFAULT_5XX', kind: 'server-error', fixedStatus: false },
+  Throttled: { responseType: 'THROTTLED', kind: 'rate-limited', fixedStatus: true },
+  QuotaExceeded: { responseType: 'QUOTA_EXCEEDED', kind: 'quota-exceeded', fixedStatus: true },
+  Unauthorized: { responseType: 'UNAUTHORIZED', kind: 'invalid-key', fixedStatus: true },
+  AccessDenied: { responseType: 'ACCESS_DENIED', kind: 'access-denied', fixedStatus: true },
+  MissingToken: { responseType: 'MISSING_AUTHENTICATION_TOKEN', kind: 'not-found', fixedStatus: true },
+} as const satisfies Record<string, { responseType: string; kind: ProblemKind; fixedStatus: boolean }>;
+
+export type GatewayResponseName = keyof typeof GATEWAY_RESPONSES;
+
+/**
+ * The body of a gateway response with `detail` and `instance` as given: VTL expressions in the
+ * stack's mapping template (quoted there by the template itself), values locally.
+ */
+export function gatewayProblemBody(
+  name: GatewayResponseName,
+  detailJson: string,
+  instanceJson: string,
+): string {
+  const { kind, fixedStatus } = GATEWAY_RESPONSES[name];
+  const { status, title } = PROBLEMS[kind];
+  const statusMember = fixedStatus ? `,"status":${status}` : '';
+  return `{"type":${JSON.stringify(problemType(kind))},"title":${JSON.stringify(title)}${statusMember},"detail":${detailJson},"instance":${instanceJson}}`;
+}
+
 /** Served by the HTTP API (see `HttpRouteSpec`); the edge sends them there before its function runs. */
 export const HTTP_ROUTES: readonly HttpRouteSpec[] = [
   { path: '/mcp', methods: ['POST', 'GET', 'DELETE'], function: 'mcp' },
@@ -220,7 +257,7 @@ export function isHttpRoutePath(pathname: string): boolean {
 }
 
 /** Exports written by the mcp function live under this prefix of the data bucket (expired by a lifecycle rule). */
-export const EXPORTS_PREFIX = 'exports/';
+export { EXPORTS_PREFIX };
 
 export const SCHEDULES = {
   ingest: {
@@ -231,8 +268,8 @@ export const SCHEDULES = {
   },
 } as const satisfies Record<string, ScheduleSpec>;
 
-/** Raw observations are kept this long (DESIGN.md section 6). */
-export const RETENTION_HOURS = 336;
+/** Raw observations are kept this long (DESIGN.md section 6): a domain rule, owned by the core. */
+export { RETENTION_HOURS };
 
 /** Paths the CDN serves from the data bucket (the rest of the keyless site comes from the site bucket). */
 export const DATA_PATH_PREFIXES = ['/v1/', '/rss.xml', '/rss/'] as const;
@@ -243,7 +280,7 @@ export const EDGE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'access-control-expose-headers': 'ETag, Last-Modified, Retry-After, RateLimit, RateLimit-Policy, Link',
   // The WAF's per-IP rule that covers everything the CDN serves (IETF draft syntax).
   'ratelimit-policy': `"edge";q=${LIMITS.edgePerMinute};w=60`,
-  link: '<https://border-waits.dev/>; rel="author"',
+  link: `<${SITE_URL}>; rel="author"`,
   'x-content-type-options': 'nosniff',
   'strict-transport-security': 'max-age=63072000; includeSubDomains',
   'referrer-policy': 'strict-origin-when-cross-origin',

@@ -63,7 +63,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import { PROBLEM_BASE } from '../functions/http/problem.ts';
+import { PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
+import { SITE_ORIGIN } from '../functions/core/site.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import {
   BUCKETS,
@@ -72,6 +73,9 @@ import {
   EXPORTS_PREFIX,
   FUNCTIONS,
   GATEWAY_RATELIMIT_POLICY,
+  GATEWAY_RESPONSES,
+  type GatewayResponseName,
+  gatewayProblemBody,
   HTTP_ROUTES,
   LIMITS,
   ROUTES,
@@ -122,8 +126,14 @@ type TableName = keyof typeof TABLES;
 type BucketName = keyof typeof BUCKETS;
 type FunctionName = keyof typeof FUNCTIONS;
 
-const problemJson = (status: number, type: string, title: string, detail: string) =>
-  JSON.stringify({ type: `${PROBLEM_BASE}${type}`, title, status, detail });
+/** A problem+json body without `instance` (WAF custom bodies are static). */
+const problemJson = (kind: ProblemKind, detail: string) =>
+  JSON.stringify({
+    type: problemType(kind),
+    title: PROBLEMS[kind].title,
+    status: PROBLEMS[kind].status,
+    detail,
+  });
 
 export class BorderWaitsStack extends Stack {
   readonly tables: Record<TableName, TableV2>;
@@ -204,7 +214,7 @@ export class BorderWaitsStack extends Stack {
     });
     const idpAudience = new StringParameter(this, 'IdpAudience', {
       description: 'Expected aud of MCP tokens (our /mcp resource)',
-      stringValue: props.idpAudience ?? 'https://border-waits.dev/mcp',
+      stringValue: props.idpAudience ?? `${SITE_ORIGIN}/mcp`,
     });
 
     // ---- Functions: grants and env vars from the manifest's access maps ------------------------
@@ -341,29 +351,24 @@ export class BorderWaitsStack extends Stack {
     });
     publicPlan.addApiKey(api.addApiKey('PublicUsageKey', { apiKeyName: 'public', value: PUBLIC_USAGE_KEY }));
 
-    const gatewayProblems: [string, ResponseType, number | undefined, string, string][] = [
-      ['Default4xx', ResponseType.DEFAULT_4XX, undefined, 'client-error', 'Bad request'],
-      ['Default5xx', ResponseType.DEFAULT_5XX, undefined, 'server-error', 'Server error'],
-      ['Throttled', ResponseType.THROTTLED, 429, 'rate-limited', 'Too many requests'],
-      ['QuotaExceeded', ResponseType.QUOTA_EXCEEDED, 429, 'rate-limited', 'Quota exceeded'],
-      ['Unauthorized', ResponseType.UNAUTHORIZED, 401, 'invalid-key', 'Invalid or revoked API key'],
-      ['AccessDenied', ResponseType.ACCESS_DENIED, 403, 'access-denied', 'Access denied'],
-      ['MissingToken', ResponseType.MISSING_AUTHENTICATION_TOKEN, 404, 'not-found', 'Not found'],
-    ];
-    for (const [id, type, status, problemType, title] of gatewayProblems) {
-      const statusMember = status === undefined ? '' : `,"status":${status}`;
+    for (const [id, spec] of Object.entries(GATEWAY_RESPONSES)) {
+      const { status } = PROBLEMS[spec.kind];
       api.addGatewayResponse(id, {
-        type,
-        ...(status === undefined ? {} : { statusCode: String(status) }),
+        type: ResponseType[spec.responseType],
+        ...(spec.fixedStatus ? { statusCode: String(status) } : {}),
         responseHeaders: {
-          'Content-Type': "'application/problem+json'",
+          'Content-Type': `'${PROBLEM_CONTENT_TYPE}'`,
           'Access-Control-Allow-Origin': "'*'",
-          ...(status === 429 ? { 'Retry-After': "'1'" } : {}),
+          ...(spec.fixedStatus && status === 429 ? { 'Retry-After': "'1'" } : {}),
           // Every response carries the policy (DESIGN.md section 5), API Gateway's own ones too.
           'RateLimit-Policy': `'${GATEWAY_RATELIMIT_POLICY}'`,
         },
         templates: {
-          'application/json': `{"type":"${PROBLEM_BASE}${problemType}","title":"${title}"${statusMember},"detail":$context.error.messageString,"instance":"$context.path"}`,
+          'application/json': gatewayProblemBody(
+            id as GatewayResponseName,
+            '$context.error.messageString',
+            '"$context.path"',
+          ),
         },
       });
     }
@@ -429,9 +434,7 @@ export class BorderWaitsStack extends Stack {
         'rate-limited': {
           contentType: 'APPLICATION_JSON',
           content: problemJson(
-            429,
             'rate-limited',
-            'Too many requests',
             `More than ${rateLimit} requests in 60 seconds from this address.`,
           ),
         },

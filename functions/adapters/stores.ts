@@ -1,7 +1,6 @@
 /**
  * Builds the store adapters from a function's configuration: one set per cold start.
  */
-import { BUCKETS, TABLES } from '../../infra/manifest.ts';
 import type { Clock } from '../core/stores.ts';
 import { createDocumentClient } from './dynamo/client.ts';
 import { createHealthStore } from './dynamo/health.ts';
@@ -10,28 +9,26 @@ import { createObservationStore } from './dynamo/observations.ts';
 import { createRollupStore } from './dynamo/rollups.ts';
 import { createDocumentStore, createS3Client } from './s3/documents.ts';
 
-export interface StoreConfig {
-  AWS_ENDPOINT_URL_DYNAMODB?: string | undefined;
-  AWS_ENDPOINT_URL_S3?: string | undefined;
-  AWS_REGION: string;
-  [name: string]: unknown;
+/** Endpoints (local stand-ins; unset in AWS), region and physical names (`storeSettingsOf` in config.ts). */
+export interface StoreSettings {
+  region: string;
+  dynamodbEndpoint?: string | undefined;
+  s3Endpoint?: string | undefined;
+  tables: { observations: string; latest: string; rollups: string; health: string };
+  buckets: { data: string };
 }
 
-export function createStores(config: StoreConfig, clock: Clock) {
-  const name = (envVar: string) => String(config[envVar]);
-  const dynamo = createDocumentClient({
-    endpoint: config.AWS_ENDPOINT_URL_DYNAMODB,
-    region: config.AWS_REGION,
-  });
-  const s3 = createS3Client({ endpoint: config.AWS_ENDPOINT_URL_S3, region: config.AWS_REGION });
+export function createStores(settings: StoreSettings, clock: Clock) {
+  const dynamo = createDocumentClient({ endpoint: settings.dynamodbEndpoint, region: settings.region });
+  const s3 = createS3Client({ endpoint: settings.s3Endpoint, region: settings.region });
   return {
     dynamo,
     s3,
-    observations: createObservationStore(dynamo, name(TABLES.observations.envVar), () => clock.now()),
-    latest: createLatestStore(dynamo, name(TABLES.latest.envVar)),
-    rollups: createRollupStore(dynamo, name(TABLES.rollups.envVar), () => clock.now()),
-    health: createHealthStore(dynamo, name(TABLES.health.envVar)),
-    documents: createDocumentStore(s3, name(BUCKETS.data.envVar)),
+    observations: createObservationStore(dynamo, settings.tables.observations, () => clock.now()),
+    latest: createLatestStore(dynamo, settings.tables.latest),
+    rollups: createRollupStore(dynamo, settings.tables.rollups, () => clock.now()),
+    health: createHealthStore(dynamo, settings.tables.health),
+    documents: createDocumentStore(s3, settings.buckets.data),
   };
 }
 

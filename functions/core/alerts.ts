@@ -9,8 +9,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency.ts';
 import { freshnessOf } from './freshness.ts';
-import type { Direction, Lane, Mode } from './model.ts';
-import type { Clock, LatestReading, LatestStore } from './stores.ts';
+import type { Direction, Lane, LatestReading, Mode } from './model.ts';
+import type { Clock, LatestStore } from './stores.ts';
 
 /** Firings kept on an alert (the newest first). */
 export const MAX_FIRINGS_KEPT = 20;

@@ -4,11 +4,20 @@
  * and the integration suite validates every response against that document. Objects are loose:
  * fields are fixed by DESIGN.md section 4, and more may be added within v1.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { FRESHNESS_POLICY } from './freshness.ts';
 import { KeyRequestInputSchema } from './key-requests.ts';
-import { BORDERS, DIRECTIONS, FRESHNESS, LANE_STATUSES, LANES, MODES, SOURCES } from './model.ts';
-import { RETENTION_HOURS } from './queries.ts';
+import {
+  BORDERS,
+  DIRECTIONS,
+  FRESHNESS,
+  LANE_STATUSES,
+  LANES,
+  MODES,
+  RETENTION_HOURS,
+  SOURCES,
+} from './model.ts';
+import { problemType } from './problems.ts';
 
 const Timestamp = z.iso.datetime().describe('UTC, ISO 8601');
 
@@ -231,7 +240,7 @@ export const ProblemSchema = z
     description: 'RFC 9457 problem details',
     examples: [
       {
-        type: 'https://border-waits.dev/problems/invalid-parameter',
+        type: problemType('invalid-parameter'),
         title: 'Invalid query parameter',
         status: 400,
         detail: 'border must be one of "mx", "ca"',

@@ -6,29 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { getPort } from './catalogue.ts';
-import type { PortSnapshot, Source } from './model.ts';
-import type { FeedHealth, LatestPortState } from './stores.ts';
-
-export const EVENT_TYPES = [
-  'port-closed',
-  'port-reopened',
-  'notice-changed',
-  'feed-outage',
-  'feed-recovered',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export interface ServiceEvent {
-  id: string;
-  type: EventType;
-  /** When the service saw it (ISO 8601 UTC). */
-  at: string;
-  source: Source;
-  /** Null for feed events. */
-  portId: string | null;
-  title: string;
-  description: string;
-}
+import type { EventType, FeedHealth, LatestPortState, PortSnapshot, ServiceEvent, Source } from './model.ts';
 
 /** How many events the published log keeps (newest first). */
 export const MAX_EVENTS = 300;

@@ -17,9 +17,17 @@
 import { getPort } from './catalogue.ts';
 import { mapLimit } from './concurrency.ts';
 import { DomainError, FeedRefusedError } from './errors.ts';
-import { feedEvent, mergeEvents, portEvents, type ServiceEvent } from './events.ts';
+import { feedEvent, mergeEvents, portEvents } from './events.ts';
 import { detectFormat, parseFeed } from './feeds/index.ts';
-import type { ParsedFeed, Source } from './model.ts';
+import type {
+  FeedHealth,
+  LatestPortState,
+  LatestReading,
+  Observation,
+  ParsedFeed,
+  ServiceEvent,
+  Source,
+} from './model.ts';
 import {
   bucketKey,
   contributionsOfDay,
@@ -32,13 +40,9 @@ import { buildRssDocuments, RSS_KEYS } from './rss.ts';
 import type {
   Clock,
   DocumentStore,
-  FeedHealth,
   FeedSource,
   HealthStore,
-  LatestPortState,
-  LatestReading,
   LatestStore,
-  Observation,
   ObservationStore,
 } from './stores.ts';
 import { ZONE_FOR_ABBREVIATION } from './time.ts';
@@ -416,6 +420,6 @@ async function eventDocuments(
       { count: events.length, events },
       new Date(nowMs).toISOString(),
     ),
-    ...(await buildRssDocuments(events, ports)),
+    ...buildRssDocuments(events, ports),
   ];
 }

@@ -2,7 +2,7 @@
  * Key requests from the site's request-a-key form (DESIGN.md section 5), and the account names
  * keys are issued to. Kept apart from keys.ts so the authorizer's bundle carries no zod.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { randomBase62 } from './keys.ts';
 
 /** Account names: what `keys create --account` and key approvals accept. */

@@ -149,3 +149,85 @@ export interface HourlyAverage {
   medianDelayMinutes: number | null;
   samples: number;
 }
+
+/** Raw observations are kept this long (DESIGN.md section 6): TTL, query filter and API clamp. */
+export const RETENTION_HOURS = 336;
+
+/** A reading with its own source time, stored once (identity: port, direction, mode, lane, observedAt). */
+export interface Observation extends Reading {
+  observedAt: string;
+  fetchedAt: string;
+}
+
+/** The latest state of one lane, with when we read it. */
+export interface LatestReading extends Reading {
+  fetchedAt: string;
+}
+
+/** The latest port-level state one source gave for a port. */
+export interface LatestPortState extends PortSnapshot {
+  /** IANA zone used to read this port's times (from the catalogue or the abbreviation). */
+  timeZone: string | null;
+  fetchedAt: string;
+}
+
+export interface FeedHealth {
+  source: Source;
+  url: string;
+  format: FeedFormat | null;
+  lastAttemptAt: string | null;
+  lastSuccessAt: string | null;
+  /** Last time the document's content changed (a new document was stored). */
+  lastChangeAt: string | null;
+  lastError: { at: string; message: string } | null;
+  consecutiveFailures: number;
+  /** Ports in the last good document (the sanity check compares against it). */
+  lastPortCount: number | null;
+  lastReadingCount: number | null;
+  lastRejectCount: number | null;
+  lastNewObservations: number | null;
+  lastDurationMs: number | null;
+  /** The last good document's own generation time. */
+  lastGeneratedAt: string | null;
+  /** Conditional-GET validators of the last good response. */
+  etag: string | null;
+  lastModified: string | null;
+  /** A few rejects of the last document, for operators. */
+  rejectSample: { portId: string | null; code: string; reason: string }[];
+  /** Ports whose averages documents still need publishing (survives a crash before publish). */
+  pendingPublish: string[];
+  /** Events seen but not yet in the published log and feeds (cleared by the publisher). */
+  pendingEvents: ServiceEvent[];
+  /** Writes so far (0 or absent: never written); each write is conditional on it. */
+  version?: number;
+}
+
+export interface PublishedDocument {
+  body: string;
+  etag: string;
+  lastModified: string;
+  contentType: string;
+  cacheControl: string;
+}
+
+/** What the RSS feeds announce (see events.ts). */
+export const EVENT_TYPES = [
+  'port-closed',
+  'port-reopened',
+  'notice-changed',
+  'feed-outage',
+  'feed-recovered',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface ServiceEvent {
+  id: string;
+  type: EventType;
+  /** When the service saw it (ISO 8601 UTC). */
+  at: string;
+  source: Source;
+  /** Null for feed events. */
+  portId: string | null;
+  title: string;
+  description: string;
+}

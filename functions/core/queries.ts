@@ -2,12 +2,9 @@
  * Query schemas of `/api/v1`, shared with the MCP tools' input schemas (one query, two faces).
  * Unknown parameters are ignored; bad values of known ones are `InvalidQueryError` (400).
  */
-import { z } from 'zod';
-import { RETENTION_HOURS } from '../../infra/manifest.ts';
+import * as z from 'zod';
 import { InvalidQueryError } from './errors.ts';
-import { BORDERS, DIRECTIONS, LANES, MODES } from './model.ts';
-
-export { RETENTION_HOURS };
+import { BORDERS, DIRECTIONS, LANES, MODES, RETENTION_HOURS } from './model.ts';
 
 /** The most observations one response carries; older ones are left off (`truncated: true`). */
 export const MAX_OBSERVATIONS = 10_000;

@@ -3,15 +3,15 @@
  * publisher wrote (so keyed and CDN answers are byte-identical); observations are queried live.
  */
 import { NotFoundError } from './errors.ts';
+import { type Observation, type PublishedDocument, RETENTION_HOURS } from './model.ts';
 import {
   type AveragesQuery,
   type CurrentQuery,
   MAX_OBSERVATIONS,
   type ObservationsQuery,
   type PortsQuery,
-  RETENTION_HOURS,
 } from './queries.ts';
-import type { Clock, DocumentStore, Observation, ObservationStore, PublishedDocument } from './stores.ts';
+import type { Clock, DocumentStore, ObservationStore } from './stores.ts';
 import { CACHE_CONTROL, DOCUMENT_KEYS, type PublishedPort } from './views.ts';
 
 export type ReadResult =

@@ -7,8 +7,7 @@
  * rerunning after a crash at any step, leaves the same value; the average is computed on read.
  * Cost per ingest follows the buckets the new observations touch, not the history length.
  */
-import type { Direction, HourlyAverage, Lane, Mode } from './model.ts';
-import type { Observation } from './stores.ts';
+import type { Direction, HourlyAverage, Lane, Mode, Observation } from './model.ts';
 import { type LocalDateTime, utcToZoned, zonedToUtc } from './time.ts';
 
 /** Observations older than this (at ingest) no longer change a rollup: their date is closing. */

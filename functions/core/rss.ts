@@ -1,14 +1,13 @@
 /**
- * RSS 2.0 feeds of the service events, built by the publisher with `@astrojs/rss` (the same
- * library the site uses): `/rss.xml` for everything, `/rss/ports/{slug}.xml` (and by id) per port.
+ * RSS 2.0 feeds of the service events, built by the publisher: `/rss.xml` for everything,
+ * `/rss/ports/{slug}.xml` (and by id) per port. Written directly, so the ingest carries no feed
+ * library; the output is byte for byte what `@astrojs/rss` (the site's library) writes for the
+ * same items, which a test checks.
  */
 import { createHash } from 'node:crypto';
-import { getRssString } from '@astrojs/rss';
-import type { ServiceEvent } from './events.ts';
+import type { ServiceEvent } from './model.ts';
+import { SITE_ORIGIN } from './site.ts';
 import type { BuiltDocument } from './views.ts';
-
-/** Where the site lives (links in the feeds). */
-export const SITE_ORIGIN = 'https://border-waits.dev';
 
 export const RSS_CONTENT_TYPE = 'application/rss+xml; charset=utf-8';
 const RSS_CACHE_CONTROL = 'public, max-age=300, s-maxage=60';
@@ -20,36 +19,52 @@ export const RSS_KEYS = {
   port: (idOrSlug: string) => `rss/ports/${idOrSlug}.xml`,
 } as const;
 
+/** XML text and attribute escaping, the five predefined entities. */
 function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
-async function feed(
+const element = (name: string, text: string) => `<${name}>${escapeXml(text)}</${name}>`;
+
+function item(event: ServiceEvent, slugOf: (portId: string) => string | undefined): string {
+  const slug = event.portId ? slugOf(event.portId) : undefined;
+  const link = slug ? `${SITE_ORIGIN}/ports/${slug}/` : `${SITE_ORIGIN}/status/`;
+  return [
+    '<item>',
+    element('title', event.title),
+    element('link', link),
+    // The event id, not the link: several events share a port page.
+    `<guid isPermaLink="false">${escapeXml(event.id)}</guid>`,
+    event.description ? element('description', event.description) : '',
+    element('pubDate', new Date(event.at).toUTCString()),
+    element('category', event.type),
+    element('category', event.source),
+    '</item>',
+  ].join('');
+}
+
+function feed(
   key: string,
   title: string,
   description: string,
   link: string,
   events: readonly ServiceEvent[],
   slugOf: (portId: string) => string | undefined,
-): Promise<BuiltDocument> {
-  const body = await getRssString({
-    title,
-    description,
-    site: link,
-    trailingSlash: true,
-    customData: `<language>en</language><ttl>5</ttl>`,
-    items: events.slice(0, MAX_ITEMS).map((event) => {
-      const slug = event.portId ? slugOf(event.portId) : undefined;
-      return {
-        title: event.title,
-        description: event.description,
-        pubDate: new Date(event.at),
-        link: slug ? `${SITE_ORIGIN}/ports/${slug}/` : `${SITE_ORIGIN}/status/`,
-        categories: [event.type, event.source],
-        customData: `<guid isPermaLink="false">${escapeXml(event.id)}</guid>`,
-      };
-    }),
-  });
+): BuiltDocument {
+  const body = [
+    '<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel>',
+    element('title', title),
+    element('description', description),
+    element('link', link),
+    '<language>en</language><ttl>5</ttl>',
+    ...events.slice(0, MAX_ITEMS).map((event) => item(event, slugOf)),
+    '</channel></rss>',
+  ].join('');
   return {
     key,
     body,
@@ -60,14 +75,14 @@ async function feed(
 }
 
 /** The site-wide feed and one feed per port (under its id and its slug), from the event log. */
-export async function buildRssDocuments(
+export function buildRssDocuments(
   events: readonly ServiceEvent[],
   ports: readonly { id: string; slug: string; name: string }[],
-): Promise<BuiltDocument[]> {
+): BuiltDocument[] {
   const slugs = new Map(ports.map((port) => [port.id, port.slug]));
   const slugOf = (portId: string) => slugs.get(portId);
   const documents = [
-    await feed(
+    feed(
       RSS_KEYS.all,
       'Border wait times: crossings and feeds',
       'Ports of entry closing and reopening, notices, and outages of the CBP and CBSA feeds.',
@@ -80,7 +95,7 @@ export async function buildRssDocuments(
     const own = events.filter((event) => event.portId === port.id);
     for (const name of [port.id, port.slug]) {
       documents.push(
-        await feed(
+        feed(
           RSS_KEYS.port(name),
           `Border wait times: ${port.name}`,
           `${port.name}: closing, reopening and notices.`,

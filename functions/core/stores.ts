@@ -2,26 +2,17 @@
  * The small interfaces the core needs from the outside world. Adapters (DynamoDB, S3, HTTP)
  * implement them; tests hand in real local services or fault-injecting wrappers.
  */
-import type { ServiceEvent } from './events.ts';
-import type { Direction, FeedFormat, Lane, Mode, PortSnapshot, Reading, Source } from './model.ts';
-
-/** A reading with its own source time, stored once (identity: port, direction, mode, lane, observedAt). */
-export interface Observation extends Reading {
-  observedAt: string;
-  fetchedAt: string;
-}
-
-/** The latest state of one lane, with when we read it. */
-export interface LatestReading extends Reading {
-  fetchedAt: string;
-}
-
-/** The latest port-level state one source gave for a port. */
-export interface LatestPortState extends PortSnapshot {
-  /** IANA zone used to read this port's times (from the catalogue or the abbreviation). */
-  timeZone: string | null;
-  fetchedAt: string;
-}
+import type {
+  Direction,
+  FeedHealth,
+  Lane,
+  LatestPortState,
+  LatestReading,
+  Mode,
+  Observation,
+  PublishedDocument,
+  Source,
+} from './model.ts';
 
 export interface LatestStore {
   all(): Promise<{ readings: LatestReading[]; ports: LatestPortState[] }>;
@@ -51,37 +42,6 @@ export interface ObservationStore {
   ): Promise<Observation[]>;
 }
 
-export interface FeedHealth {
-  source: Source;
-  url: string;
-  format: FeedFormat | null;
-  lastAttemptAt: string | null;
-  lastSuccessAt: string | null;
-  /** Last time the document's content changed (a new document was stored). */
-  lastChangeAt: string | null;
-  lastError: { at: string; message: string } | null;
-  consecutiveFailures: number;
-  /** Ports in the last good document (the sanity check compares against it). */
-  lastPortCount: number | null;
-  lastReadingCount: number | null;
-  lastRejectCount: number | null;
-  lastNewObservations: number | null;
-  lastDurationMs: number | null;
-  /** The last good document's own generation time. */
-  lastGeneratedAt: string | null;
-  /** Conditional-GET validators of the last good response. */
-  etag: string | null;
-  lastModified: string | null;
-  /** A few rejects of the last document, for operators. */
-  rejectSample: { portId: string | null; code: string; reason: string }[];
-  /** Ports whose averages documents still need publishing (survives a crash before publish). */
-  pendingPublish: string[];
-  /** Events seen but not yet in the published log and feeds (cleared by the publisher). */
-  pendingEvents: ServiceEvent[];
-  /** Writes so far (0 or absent: never written); each write is conditional on it. */
-  version?: number;
-}
-
 export interface HealthStore {
   get(source: Source): Promise<FeedHealth | undefined>;
   /**
@@ -89,14 +49,6 @@ export interface HealthStore {
    * returns the new version; throws `ConcurrentUpdateError` when another writer came first.
    */
   put(health: FeedHealth): Promise<number>;
-}
-
-export interface PublishedDocument {
-  body: string;
-  etag: string;
-  lastModified: string;
-  contentType: string;
-  cacheControl: string;
 }
 
 export interface DocumentStore {
@@ -126,6 +78,15 @@ export interface FeedSource {
   readonly url: string;
   /** Throws `FeedFetchError` on network errors, timeouts, HTTP errors, oversized bodies. */
   fetch(validators: { etag: string | null; lastModified: string | null }): Promise<FeedFetchResult>;
+}
+
+/** Exports (MCP `export_observations`) are written under this key prefix; a lifecycle rule expires them. */
+export const EXPORTS_PREFIX = 'exports/';
+
+/** Where large exports go: stored, then handed out as a short-lived link. */
+export interface ExportStore {
+  /** Stores `body` under `key` and returns a GET URL valid for `ttlSeconds`. */
+  publish(key: string, body: string, contentType: string, ttlSeconds: number): Promise<string>;
 }
 
 export interface Clock {

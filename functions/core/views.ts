@@ -5,8 +5,16 @@
 import { createHash } from 'node:crypto';
 import { PORTS } from './catalogue.ts';
 import { FRESHNESS_POLICY, freshnessOf } from './freshness.ts';
-import type { Border, Direction, Freshness, HourlyAverage, Port } from './model.ts';
-import type { FeedHealth, LatestPortState, LatestReading } from './stores.ts';
+import type {
+  Border,
+  Direction,
+  FeedHealth,
+  Freshness,
+  HourlyAverage,
+  LatestPortState,
+  LatestReading,
+  Port,
+} from './model.ts';
 import { ZONE_FOR_ABBREVIATION } from './time.ts';
 
 /** Object keys of the published documents (the edge function spells the same keys). */

@@ -1,10 +1,10 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { LIMITS, TABLES } from '../../infra/manifest.ts';
+import { LIMITS } from '../../infra/manifest.ts';
 import { createKeyStore } from '../adapters/dynamo/keys.ts';
 import { createLimitStore } from '../adapters/dynamo/limits.ts';
 import { createStores } from '../adapters/stores.ts';
-import { ApiConfigSchema, parseConfig } from '../config.ts';
+import { ApiConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { createReadApi } from '../core/read-api.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
 import { accessPoliciesOf, createAccess } from '../http/access.ts';
@@ -17,23 +17,23 @@ import { problemResponse } from '../http/respond.ts';
 /** The api function for a given environment (the local runtime passes its own). */
 export function createApiHandler(env: Record<string, string | undefined>, clock: Clock = systemClock) {
   const config = parseConfig(ApiConfigSchema, env);
-  const stores = createStores(config, clock);
+  const settings = storeSettingsOf(config);
+  const stores = createStores(settings, clock);
   const readApi = createReadApi({ documents: stores.documents, observations: stores.observations, clock });
-  const keys = createKeyStore(stores.dynamo, config[TABLES.keys.envVar]);
+  const keys = createKeyStore(stores.dynamo, settings.tables.keys);
   const policies = accessPoliciesOf(config);
   const access = createAccess({
     keys,
-    limits: createLimitStore(stores.dynamo, config[TABLES.limits.envVar]),
+    limits: createLimitStore(stores.dynamo, settings.tables.limits),
     clock,
     policies,
     log: (line) => console.error(line),
   });
-  const openApi = buildOpenApi({ ...policies, edgePerMinute: LIMITS.edgePerMinute });
   const route = createApiRouter({
     readApi,
     access,
     keyRequests: createKeyRequestHandler({ requests: keys, clock }),
-    openApi: () => openApi,
+    openApi: () => buildOpenApi({ ...policies, edgePerMinute: LIMITS.edgePerMinute }),
     log: (line) => console.error(line),
   });
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()

@@ -9,6 +9,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { createDocumentClient } from '../adapters/dynamo/client.ts';
 import { createKeyStore } from '../adapters/dynamo/keys.ts';
+import { AuthorizerConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { checkKey, type KeyStore } from '../core/keys.ts';
 
 export interface AuthorizerDeps {
@@ -57,13 +58,24 @@ export function createAuthorizer(deps: AuthorizerDeps) {
   };
 }
 
+/** The authorizer for a given environment (the stack sets the usage keys and the key table). */
+export function createAuthorizerHandler(env: Record<string, string | undefined>) {
+  const config = parseConfig(AuthorizerConfigSchema, env);
+  const settings = storeSettingsOf(config);
+  return createAuthorizer({
+    keys: createKeyStore(
+      createDocumentClient({ endpoint: settings.dynamodbEndpoint, region: settings.region }),
+      settings.tables.keys,
+    ),
+    publicUsageKey: config.PUBLIC_USAGE_KEY,
+    keyedUsageKey: config.KEYED_USAGE_KEY,
+  });
+}
+
 let cached: ReturnType<typeof createAuthorizer> | undefined;
 
+/** The Lambda entry point, configured from `process.env` on the first call. */
 export async function handler(event: APIGatewayRequestAuthorizerEvent) {
-  cached ??= createAuthorizer({
-    keys: createKeyStore(createDocumentClient({}), process.env.TABLE_KEYS ?? 'api-keys'),
-    publicUsageKey: process.env.PUBLIC_USAGE_KEY ?? 'public-usage-key-not-configured',
-    keyedUsageKey: process.env.KEYED_USAGE_KEY ?? 'keyed-usage-key-not-configured',
-  });
+  cached ??= createAuthorizerHandler(process.env);
   return cached(event);
 }

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { FUNCTIONS, TABLES } from '../../infra/manifest.ts';
+import { FUNCTIONS } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLeaseStore } from '../adapters/dynamo/lease.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
 import { createStores } from '../adapters/stores.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
-import { IngestWithAlertsConfigSchema, parseConfig } from '../config.ts';
+import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { evaluateAlerts } from '../core/alerts.ts';
 import { runIngestCycle, type SourceOutcome } from '../core/ingest.ts';
 import { withLease } from '../core/lease.ts';
@@ -23,16 +23,17 @@ export function createIngestHandler(
 ) {
   const config = parseConfig(IngestWithAlertsConfigSchema, env);
   const clock = options.clock ?? systemClock;
-  const stores = createStores(config, clock);
+  const settings = storeSettingsOf(config);
+  const stores = createStores(settings, clock);
   const feed = { timeoutMs: config.FEED_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES };
   const sources = [
     createHttpFeedSource({ source: 'cbp', url: config.CBP_FEED_URL, ...feed }),
     createHttpFeedSource({ source: 'cbsa', url: config.CBSA_FEED_URL, ...feed }),
   ];
   const log = options.log ?? ((line: string) => console.log(line));
-  const alerts = createAlertStore(stores.dynamo, String(config[TABLES.alerts.envVar]));
+  const alerts = createAlertStore(stores.dynamo, settings.tables.alerts);
   // The lease is about real time (how long a cycle may run), never the simulated clock.
-  const leases = createLeaseStore(stores.dynamo, String(config[TABLES.health.envVar]));
+  const leases = createLeaseStore(stores.dynamo, settings.tables.health);
   const delivery = createWebhookDelivery({
     allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
     timeoutMs: config.ALERT_WEBHOOK_TIMEOUT_MS,

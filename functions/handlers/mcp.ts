@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { BUCKETS, TABLES } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLimitStore } from '../adapters/dynamo/limits.ts';
 import { createExportStore } from '../adapters/s3/exports.ts';
 import { createStores } from '../adapters/stores.ts';
-import { McpConfigSchema, parseConfig } from '../config.ts';
+import { type McpConfig, McpConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { createReadApi } from '../core/read-api.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
+import { clientIpOf } from '../http/client-ip.ts';
 import { httpApiEventToRequest, responseToHttpApiResult } from '../http/http-api-event.ts';
 import { createMcpApp } from '../mcp/app.ts';
 import { createJwtVerifier, resourceMetadataUrlOf } from '../mcp/auth.ts';
 
-/** The `/mcp` app for a given environment: built once per cold start (JWKS cache included). */
-export function createMcpWebApp(env: Record<string, string | undefined>, clock: Clock = systemClock) {
-  const config = parseConfig(McpConfigSchema, env);
-  const stores = createStores(config, clock);
+/** The `/mcp` app for a parsed configuration: built once per cold start (JWKS cache included). */
+export function createMcpWebApp(config: McpConfig, clock: Clock = systemClock) {
+  const settings = storeSettingsOf(config);
+  const stores = createStores(settings, clock);
   const auth = {
     resourceUrl: config.MCP_RESOURCE_URL,
     resourceMetadataUrl: resourceMetadataUrlOf(config.MCP_RESOURCE_URL),
@@ -32,7 +32,7 @@ export function createMcpWebApp(env: Record<string, string | undefined>, clock: 
     allowedOrigins: config.MCP_ALLOWED_ORIGINS,
     maxBodyBytes: config.MCP_MAX_BODY_BYTES,
     limits: {
-      store: createLimitStore(stores.dynamo, String(config[TABLES.limits.envVar])),
+      store: createLimitStore(stores.dynamo, settings.tables.limits),
       perIp: { name: 'mcp-ip', quota: config.MCP_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
       perUser: { name: 'mcp-user', quota: config.MCP_USER_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
       clock,
@@ -40,8 +40,8 @@ export function createMcpWebApp(env: Record<string, string | undefined>, clock: 
     tools: {
       readApi: createReadApi({ documents: stores.documents, observations: stores.observations, clock }),
       clock,
-      alerts: createAlertStore(stores.dynamo, String(config[TABLES.alerts.envVar])),
-      exports: createExportStore(stores.s3, String(config[BUCKETS.data.envVar])),
+      alerts: createAlertStore(stores.dynamo, settings.tables.alerts),
+      exports: createExportStore(stores.s3, settings.buckets.data),
       settings: {
         upgradeUrl: config.MCP_UPGRADE_URL,
         exportInlineMaxBytes: config.EXPORT_INLINE_MAX_BYTES,
@@ -54,23 +54,19 @@ export function createMcpWebApp(env: Record<string, string | undefined>, clock: 
   });
 }
 
-/**
- * The viewer's IP: CloudFront sets `CloudFront-Viewer-Address` (`ip:port`, replacing any value a
- * client sent); without CloudFront in front (locally), the connection's source address.
- */
-function viewerIp(event: APIGatewayProxyEventV2): string {
-  const viewer = event.headers?.['cloudfront-viewer-address'];
-  if (viewer?.includes(':')) return viewer.slice(0, viewer.lastIndexOf(':'));
-  return event.requestContext.http.sourceIp;
-}
-
 /** The mcp function behind the HTTP API (payload 2.0), for a given environment. */
 export function createMcpHandler(env: Record<string, string | undefined>, clock: Clock = systemClock) {
-  const app = createMcpWebApp(env, clock);
-  const publicOrigin = new URL(parseConfig(McpConfigSchema, env).MCP_RESOURCE_URL).origin;
+  const config = parseConfig(McpConfigSchema, env);
+  const app = createMcpWebApp(config, clock);
+  const publicOrigin = new URL(config.MCP_RESOURCE_URL).origin;
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().handler(async (event) =>
     responseToHttpApiResult(
-      await app(httpApiEventToRequest(event, publicOrigin), { clientIp: viewerIp(event) }),
+      await app(httpApiEventToRequest(event, publicOrigin), {
+        clientIp: clientIpOf(
+          event.headers?.['cloudfront-viewer-address'],
+          event.requestContext.http.sourceIp,
+        ),
+      }),
     ),
   );
 }

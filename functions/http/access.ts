@@ -8,8 +8,9 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { ApiConfig } from '../config.ts';
 import { checkKey, type KeyStore } from '../core/keys.ts';
 import { consume, type LimitPolicy, type LimitStore, limitHeaders, policyHeader } from '../core/limits.ts';
+import { type Problem, problem } from '../core/problems.ts';
 import type { Clock } from '../core/stores.ts';
-import { type Problem, problem } from './problem.ts';
+import { clientIpOf } from './client-ip.ts';
 import { header } from './respond.ts';
 
 export interface AccessPolicies {
@@ -46,19 +47,9 @@ export type AccessOutcome =
   | { admitted: true; keyId: string | null; headers: Record<string, string> }
   | { admitted: false; problem: Problem; headers: Record<string, string> };
 
-/**
- * The viewer's address: CloudFront's `CloudFront-Viewer-Address` (`ip:port`, set by CloudFront and
- * by the local edge, overwriting any a client sent) when the request came through the CDN, else
- * the address API Gateway saw.
- */
+/** The viewer's address of a REST v1 event (see `clientIpOf`). */
 export function clientIp(event: APIGatewayProxyEvent): string {
-  const viewer = header(event, 'cloudfront-viewer-address');
-  if (viewer) {
-    const cut = viewer.lastIndexOf(':');
-    const ip = cut > 0 ? viewer.slice(0, cut) : viewer;
-    if (ip) return ip.replace(/^\[|\]$/g, '');
-  }
-  return event.requestContext?.identity?.sourceIp || 'unknown';
+  return clientIpOf(header(event, 'cloudfront-viewer-address'), event.requestContext?.identity?.sourceIp);
 }
 
 export function createAccess(deps: AccessDeps) {
@@ -84,9 +75,7 @@ export function createAccess(deps: AccessDeps) {
           admitted: false,
           headers: { 'ratelimit-policy': policyHeader(deps.policies.key), 'retry-after': '5' },
           problem: problem(
-            503,
             'unavailable',
-            'Service unavailable',
             'The API key could not be checked just now; retry in a few seconds.',
             event.path,
           ),
@@ -97,9 +86,7 @@ export function createAccess(deps: AccessDeps) {
           admitted: false,
           headers: { 'ratelimit-policy': policyHeader(deps.policies.key) },
           problem: problem(
-            401,
             'invalid-key',
-            'Invalid or revoked API key',
             'The x-api-key header does not hold a live key; send no key for public access, or ask for a new key.',
             event.path,
           ),
@@ -128,9 +115,7 @@ export function createAccess(deps: AccessDeps) {
       admitted: false,
       headers,
       problem: problem(
-        429,
         'rate-limited',
-        'Too many requests',
         `More than ${policy.quota} requests in ${policy.windowSeconds} seconds (${policy.name} limit); retry after ${decision.resetSeconds} s.`,
         event.path,
         { 'violated-policies': [policy.name] },

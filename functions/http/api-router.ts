@@ -2,6 +2,7 @@
  * The `/api/v1` router on REST v1 proxy events: GET and HEAD only, problem+json for every error.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { problem } from '../core/problems.ts';
 import {
   AveragesQuerySchema,
   CurrentQuerySchema,
@@ -12,14 +13,17 @@ import {
 import type { ReadApi, ReadResult } from '../core/read-api.ts';
 import type { Access } from './access.ts';
 import { acceptedResponse, type createKeyRequestHandler } from './key-requests.ts';
-import { problem, problemFromError } from './problem.ts';
+import { problemFromError } from './problem.ts';
 import { jsonResponse, problemResponse, queryParams, strongEtag } from './respond.ts';
 
 export const KEY_REQUESTS_PATH = '/keys/requests';
 
 export interface ApiRouterDeps {
   readApi: ReadApi;
-  /** The OpenAPI document, served at `/api/v1/openapi.json`. */
+  /**
+   * The OpenAPI document, served at `/api/v1/openapi.json`: called on the first request for it
+   * (not at cold start: building it walks every schema), then kept with its ETag.
+   */
   openApi?: () => unknown;
   /** Key check and limits; every request passes it first. */
   access?: Access;
@@ -70,6 +74,7 @@ function render(
 const OPENAPI_LAST_MODIFIED = new Date(Date.UTC(2026, 10, 1)).toUTCString();
 
 export function createApiRouter(deps: ApiRouterDeps) {
+  let openApiDocument: { body: string; etag: string; lastModified: string; cacheControl: string } | undefined;
   const routes: Record<string, (params: Record<string, string>) => Promise<ReadResult>> = {
     '/api/v1/ports': (p) => deps.readApi.ports(parseQuery(PortsQuerySchema, p)),
     '/api/v1/port-current': (p) => deps.readApi.current(parseQuery(CurrentQuerySchema, p)),
@@ -101,35 +106,28 @@ export function createApiRouter(deps: ApiRouterDeps) {
       if (!handler && !openApi) {
         return problemResponse(
           event,
-          problem(404, 'not-found', 'Not found', `no such path: ${path}; see /api/v1/openapi.json`, path),
+          problem('not-found', `no such path: ${path}; see /api/v1/openapi.json`, path),
           limit,
         );
       }
       if (event.httpMethod !== 'GET' && event.httpMethod !== 'HEAD') {
         return problemResponse(
           event,
-          problem(
-            405,
-            'method-not-allowed',
-            'Method not allowed',
-            'The data API is read-only: GET and HEAD only',
-            path,
-          ),
+          problem('method-not-allowed', 'The data API is read-only: GET and HEAD only', path),
           { ...limit, allow: 'GET, HEAD' },
         );
       }
       if (openApi) {
-        const body = JSON.stringify(openApi());
-        return jsonResponse(
-          event,
-          {
+        if (!openApiDocument) {
+          const body = JSON.stringify(openApi());
+          openApiDocument = {
             body,
             etag: strongEtag(body),
             lastModified: OPENAPI_LAST_MODIFIED,
             cacheControl: 'public, max-age=3600',
-          },
-          limit,
-        );
+          };
+        }
+        return jsonResponse(event, openApiDocument, limit);
       }
       return render(event, await (handler as NonNullable<typeof handler>)(queryParams(event)), limit, keyed);
     } catch (error: unknown) {

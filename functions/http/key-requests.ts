@@ -6,8 +6,8 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { KeyRequestInputSchema, type KeyRequestStore, newKeyRequest } from '../core/key-requests.ts';
+import { type Problem, problem } from '../core/problems.ts';
 import type { Clock } from '../core/stores.ts';
-import { type Problem, problem } from './problem.ts';
 import { baseHeaders, header } from './respond.ts';
 
 export const MAX_KEY_REQUEST_BYTES = 16 * 1024;
@@ -26,13 +26,7 @@ function parseBody(event: APIGatewayProxyEvent): Record<string, unknown> | Probl
   const raw = event.body ?? '';
   const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
   if (Buffer.byteLength(text) > MAX_KEY_REQUEST_BYTES) {
-    return problem(
-      413,
-      'too-large',
-      'Request body too large',
-      `At most ${MAX_KEY_REQUEST_BYTES} bytes`,
-      path,
-    );
+    return problem('too-large', `At most ${MAX_KEY_REQUEST_BYTES} bytes`, path);
   }
   const type = (header(event, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   if (type === 'application/json') {
@@ -43,7 +37,7 @@ function parseBody(event: APIGatewayProxyEvent): Record<string, unknown> | Probl
     } catch {
       // Falls through to the 400 below.
     }
-    return problem(400, 'invalid-body', 'Invalid request body', 'The body is not a JSON object', path, {
+    return problem('invalid-body', 'The body is not a JSON object', path, {
       errors: [{ name: '', reason: 'must be a JSON object' }],
     });
   }
@@ -51,9 +45,7 @@ function parseBody(event: APIGatewayProxyEvent): Record<string, unknown> | Probl
     return Object.fromEntries(new URLSearchParams(text));
   }
   return problem(
-    415,
     'unsupported-media-type',
-    'Unsupported media type',
     'Send application/json or application/x-www-form-urlencoded',
     path,
   );
@@ -65,7 +57,7 @@ export function createKeyRequestHandler(deps: KeyRequestDeps) {
     if (event.httpMethod !== 'POST') {
       return {
         status: 405,
-        problem: problem(405, 'method-not-allowed', 'Method not allowed', 'POST only', path),
+        problem: problem('method-not-allowed', 'POST only', path),
         headers: { allow: 'POST' },
       };
     }
@@ -78,7 +70,7 @@ export function createKeyRequestHandler(deps: KeyRequestDeps) {
       // A field people never see was filled in: refuse without storing anything.
       return {
         status: 400,
-        problem: problem(400, 'invalid-body', 'Invalid request body', 'The request looks automated', path, {
+        problem: problem('invalid-body', 'The request looks automated', path, {
           errors: [{ name: 'website', reason: 'must be empty' }],
         }),
       };
@@ -92,14 +84,9 @@ export function createKeyRequestHandler(deps: KeyRequestDeps) {
       });
       return {
         status: 400,
-        problem: problem(
-          400,
-          'invalid-body',
-          'Invalid request body',
-          errors.map((e) => `${e.name} ${e.reason}`).join('; '),
-          path,
-          { errors },
-        ),
+        problem: problem('invalid-body', errors.map((e) => `${e.name} ${e.reason}`).join('; '), path, {
+          errors,
+        }),
       };
     }
     const request = newKeyRequest(result.data, deps.clock.now());

@@ -4,7 +4,7 @@
  * (zod 4's `toJSONSchema` emits JSON Schema 2020-12, OAS 3.1's dialect). Served at
  * `/api/v1/openapi.json`; the integration suite validates every response against it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   AveragesBodySchema,
   BODY_EXAMPLES,
@@ -18,15 +18,15 @@ import {
 } from '../core/api-schemas.ts';
 import type { LimitPolicy } from '../core/limits.ts';
 import { policyHeader } from '../core/limits.ts';
+import { RETENTION_HOURS } from '../core/model.ts';
+import { PROBLEM_CONTENT_TYPE, problem } from '../core/problems.ts';
 import {
   AveragesQuerySchema,
   CurrentQuerySchema,
   ObservationsQuerySchema,
   PortsQuerySchema,
-  RETENTION_HOURS,
 } from '../core/queries.ts';
-import { PROBLEM_BASE, PROBLEM_CONTENT_TYPE } from './problem.ts';
-import { SITE_URL } from './respond.ts';
+import { SITE_URL } from '../core/site.ts';
 
 export interface OpenApiOptions {
   key: LimitPolicy;
@@ -122,14 +122,6 @@ function problemResponse(description: string, example: Json, extraHeaders: Json 
   };
 }
 
-const problemExample = (status: number, slug: string, title: string, detail: string, instance: string) => ({
-  type: `${PROBLEM_BASE}${slug}`,
-  title,
-  status,
-  detail,
-  instance,
-});
-
 function errorResponses(path: string): Record<string, Json> {
   return {
     '400': { $ref: '#/components/responses/InvalidParameter' },
@@ -139,13 +131,7 @@ function errorResponses(path: string): Record<string, Json> {
     '429': { $ref: '#/components/responses/RateLimited' },
     '500': problemResponse(
       'The service failed to answer',
-      problemExample(
-        500,
-        'internal',
-        'Internal error',
-        'The service failed to answer; try again shortly.',
-        path,
-      ),
+      problem('internal', 'The service failed to answer; try again shortly.', path),
     ),
     '502': { $ref: '#/components/responses/BadGateway' },
     '503': { $ref: '#/components/responses/Unavailable' },
@@ -220,41 +206,27 @@ function view(
 function sharedResponses(): Record<string, Json> {
   return {
     InvalidParameter: problemResponse('A query parameter has a bad value (each one in errors)', {
-      ...problemExample(
-        400,
-        'invalid-parameter',
-        'Invalid query parameter',
-        'border must be one of "mx", "ca"',
-        '/api/v1/ports',
-      ),
+      ...problem('invalid-parameter', 'border must be one of "mx", "ca"', '/api/v1/ports'),
       errors: [{ name: 'border', reason: 'must be one of "mx", "ca"' }],
     }),
     InvalidKey: problemResponse(
       'The x-api-key header does not hold a live key (unknown, revoked or garbled)',
-      problemExample(401, 'invalid-key', 'Invalid or revoked API key', 'Unauthorized', '/api/v1/ports'),
+      problem('invalid-key', 'Unauthorized', '/api/v1/ports'),
     ),
     NotFound: problemResponse(
       'No such port, document or path',
-      problemExample(
-        404,
-        'not-found',
-        'Not found',
-        'no port with id or slug "nowhere"',
-        '/api/v1/wait-observations',
-      ),
+      problem('not-found', 'no port with id or slug "nowhere"', '/api/v1/wait-observations'),
     ),
     MethodNotAllowed: problemResponse(
       'The data API is read-only: GET and HEAD only',
-      problemExample(405, 'method-not-allowed', 'Method not allowed', 'GET and HEAD only', '/api/v1/ports'),
+      problem('method-not-allowed', 'GET and HEAD only', '/api/v1/ports'),
       { Allow: refHeader('Allow') },
     ),
     RateLimited: problemResponse(
       'Over a limit; retry after Retry-After seconds',
       {
-        ...problemExample(
-          429,
+        ...problem(
           'rate-limited',
-          'Too many requests',
           'More than 60 requests in 60 seconds (key limit); retry after 17 s.',
           '/api/v1/ports',
         ),
@@ -264,14 +236,12 @@ function sharedResponses(): Record<string, Json> {
     ),
     BadGateway: problemResponse(
       'The gateway could not use the function’s answer',
-      problemExample(502, 'server-error', 'Server error', 'Internal server error', '/api/v1/ports'),
+      problem('server-error', 'Internal server error', '/api/v1/ports'),
     ),
     Unavailable: problemResponse(
       'Temporarily unavailable (a store could not be reached, e.g. to check the key)',
-      problemExample(
-        503,
+      problem(
         'unavailable',
-        'Service unavailable',
         'The API key could not be checked just now; retry in a few seconds.',
         '/api/v1/ports',
       ),
@@ -397,32 +367,18 @@ export function buildOpenApi(options: OpenApiOptions): Json {
             '400': problemResponse(
               'A field is missing or bad (each one in errors), or the request looks automated',
               {
-                ...problemExample(
-                  400,
-                  'invalid-body',
-                  'Invalid request body',
-                  'email must be an email address',
-                  '/keys/requests',
-                ),
+                ...problem('invalid-body', 'email must be an email address', '/keys/requests'),
                 errors: [{ name: 'email', reason: 'must be an email address' }],
               },
             ),
             '413': problemResponse(
               'The body is larger than 16 KiB',
-              problemExample(
-                413,
-                'too-large',
-                'Request body too large',
-                'At most 16384 bytes',
-                '/keys/requests',
-              ),
+              problem('too-large', 'At most 16384 bytes', '/keys/requests'),
             ),
             '415': problemResponse(
               'Neither JSON nor form-encoded',
-              problemExample(
-                415,
+              problem(
                 'unsupported-media-type',
-                'Unsupported media type',
                 'Send application/json or application/x-www-form-urlencoded',
                 '/keys/requests',
               ),

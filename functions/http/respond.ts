@@ -5,10 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { PublishedDocument } from '../core/stores.ts';
-import { PROBLEM_CONTENT_TYPE, type Problem } from './problem.ts';
-
-export const SITE_URL = 'https://border-waits.dev/';
+import type { PublishedDocument } from '../core/model.ts';
+import { PROBLEM_CONTENT_TYPE, type Problem } from '../core/problems.ts';
+import { SITE_URL } from '../core/site.ts';
 
 const EXPOSED = ['ETag', 'Last-Modified', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Link', 'Location'];
 

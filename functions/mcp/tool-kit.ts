@@ -3,13 +3,12 @@
  * the read-only annotations, and readers of the published documents.
  */
 import type { AuthInfo, CallToolResult, McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
-import type { ExportStore } from '../adapters/s3/exports.ts';
+import * as z from 'zod';
 import type { AlertStore } from '../core/alerts.ts';
 import { PORTS } from '../core/catalogue.ts';
 import type { HourlyAverage } from '../core/model.ts';
 import type { ReadApi } from '../core/read-api.ts';
-import type { Clock } from '../core/stores.ts';
+import type { Clock, ExportStore } from '../core/stores.ts';
 import type { Current, PublishedPort } from '../core/views.ts';
 import { planIncludes, type Scope, TIER_OF_SCOPE } from './auth.ts';
 

@@ -6,8 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { consume, type LimitPolicy, type LimitStore, limitHeaders } from '../../functions/core/limits.ts';
+import { PROBLEM_CONTENT_TYPE, problem } from '../../functions/core/problems.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
-import { PROBLEM_BASE } from '../../functions/http/problem.ts';
 import { loadViewerRequest, toCfRequest } from '../edge/load.ts';
 import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, isHttpRoutePath, LIMITS } from '../manifest.ts';
 
@@ -90,16 +90,16 @@ export function createEdge(deps: EdgeDeps) {
     const out: Record<string, string> = { ...EDGE_RESPONSE_HEADERS, ...limit };
     if (upstream.status === 404 || upstream.status === 403) {
       await upstream.body?.cancel();
-      const body = JSON.stringify({
-        type: `${PROBLEM_BASE}not-found`,
-        title: 'Not found',
-        status: 404,
-        detail: data ? 'No such port or document; GET /api/v1/ports lists the ports' : `No such page: ${uri}`,
-        instance: uri,
-      });
+      const body = JSON.stringify(
+        problem(
+          'not-found',
+          data ? 'No such port or document; GET /api/v1/ports lists the ports' : `No such page: ${uri}`,
+          uri,
+        ),
+      );
       res.writeHead(404, {
         ...out,
-        'content-type': 'application/problem+json',
+        'content-type': PROBLEM_CONTENT_TYPE,
         'cache-control': 'public, max-age=60',
       });
       res.end(req.method === 'HEAD' ? undefined : body);
@@ -146,20 +146,20 @@ export function createEdge(deps: EdgeDeps) {
         res.writeHead(429, {
           ...EDGE_RESPONSE_HEADERS,
           ...limit,
-          'content-type': 'application/problem+json',
+          'content-type': PROBLEM_CONTENT_TYPE,
           'cache-control': 'no-store',
         });
         res.end(
           req.method === 'HEAD'
             ? undefined
-            : JSON.stringify({
-                type: `${PROBLEM_BASE}rate-limited`,
-                title: 'Too many requests',
-                status: 429,
-                detail: `More than ${policy.quota} requests in 60 seconds from this address; retry after ${decision.resetSeconds} s.`,
-                instance: url.pathname,
-                'violated-policies': [policy.name],
-              }),
+            : JSON.stringify(
+                problem(
+                  'rate-limited',
+                  `More than ${policy.quota} requests in 60 seconds from this address; retry after ${decision.resetSeconds} s.`,
+                  url.pathname,
+                  { 'violated-policies': [policy.name] },
+                ),
+              ),
         );
         return;
       }
@@ -179,17 +179,9 @@ export function createEdge(deps: EdgeDeps) {
       res.writeHead(405, {
         ...EDGE_RESPONSE_HEADERS,
         allow: 'GET, HEAD',
-        'content-type': 'application/problem+json',
+        'content-type': PROBLEM_CONTENT_TYPE,
       });
-      res.end(
-        JSON.stringify({
-          type: `${PROBLEM_BASE}method-not-allowed`,
-          title: 'Method not allowed',
-          status: 405,
-          detail: 'GET and HEAD only',
-          instance: url.pathname,
-        }),
-      );
+      res.end(JSON.stringify(problem('method-not-allowed', 'GET and HEAD only', url.pathname)));
       return;
     }
     await fromS3(req, res, outcome.request.uri, limit);

@@ -4,7 +4,7 @@
  * directly, without the edge and the gateway (history tests, benchmarks).
  */
 import { createStores } from '../../functions/adapters/stores.ts';
-import { IngestConfigSchema, parseConfig } from '../../functions/config.ts';
+import { parseConfig, StoreConfigSchema, storeSettingsOf } from '../../functions/config.ts';
 import type { Clock } from '../../functions/core/stores.ts';
 import { createTables, startDynamoOwner } from './dynamo.ts';
 import { startS3 } from './s3.ts';
@@ -23,11 +23,11 @@ export async function startEmbeddedStores(dataDir: string, clock: Clock): Promis
     throw error;
   });
   await createTables(dynamo.endpoint);
-  const config = parseConfig(IngestConfigSchema, {
+  const config = parseConfig(StoreConfigSchema, {
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_S3: s3.endpoint,
   });
-  const stores = createStores(config, clock);
+  const stores = createStores(storeSettingsOf(config), clock);
   return {
     endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint },
     stores,

@@ -13,8 +13,13 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { PROBLEM_BASE } from '../../functions/http/problem.ts';
-import { GATEWAY_RATELIMIT_POLICY } from '../manifest.ts';
+import { PROBLEM_CONTENT_TYPE, PROBLEMS } from '../../functions/core/problems.ts';
+import {
+  GATEWAY_RATELIMIT_POLICY,
+  GATEWAY_RESPONSES,
+  type GatewayResponseName,
+  gatewayProblemBody,
+} from '../manifest.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /** What a REQUEST authorizer returns (the parts the gateway uses). */
@@ -27,31 +32,25 @@ export interface AuthorizerVerdict {
 export type Authorize = (event: APIGatewayRequestAuthorizerEvent) => Promise<AuthorizerVerdict>;
 
 /**
- * A gateway response as the stack configures it: problem+json from the mapping template
- * `{"type":…,"title":…,"status":…,"detail":$context.error.messageString,"instance":"$context.path"}`.
+ * A gateway response as the stack configures it (`GATEWAY_RESPONSES`): problem+json from the
+ * same mapping template, with `$context.error.messageString` and `$context.path` filled in.
+ * `status` is the gateway's own for the DEFAULT_4XX/5XX responses (their template fixes none).
  */
 export function gatewayResponse(
-  status: number,
-  type: string,
-  title: string,
+  name: GatewayResponseName,
   message: string,
   path: string,
-  withStatus = true,
+  status?: number,
 ): APIGatewayProxyResult {
+  const spec = GATEWAY_RESPONSES[name];
   return {
-    statusCode: status,
+    statusCode: spec.fixedStatus ? PROBLEMS[spec.kind].status : (status ?? PROBLEMS[spec.kind].status),
     headers: {
-      'content-type': 'application/problem+json',
+      'content-type': PROBLEM_CONTENT_TYPE,
       'access-control-allow-origin': '*',
       'ratelimit-policy': GATEWAY_RATELIMIT_POLICY,
     },
-    body: JSON.stringify({
-      type: `${PROBLEM_BASE}${type}`,
-      title,
-      ...(withStatus ? { status } : {}),
-      detail: message,
-      instance: `/prod${path}`,
-    }),
+    body: gatewayProblemBody(name, JSON.stringify(message), JSON.stringify(`/prod${path}`)),
   };
 }
 
@@ -181,19 +180,12 @@ export async function runAuthorizer(
   } catch (error: unknown) {
     if (error instanceof Error && error.message === 'Unauthorized') {
       return {
-        result: gatewayResponse(401, 'invalid-key', 'Invalid or revoked API key', 'Unauthorized', event.path),
+        result: gatewayResponse('Unauthorized', 'Unauthorized', event.path),
       };
     }
     log(`gateway: authorizer failed: ${error instanceof Error ? error.stack : String(error)}`);
     return {
-      result: gatewayResponse(
-        500,
-        'server-error',
-        'Server error',
-        'Internal server error',
-        event.path,
-        false,
-      ),
+      result: gatewayResponse('Default5xx', 'Internal server error', event.path, 500),
     };
   }
 }
@@ -251,14 +243,7 @@ export async function invokeProxy(
   log: (line: string) => void,
 ): Promise<APIGatewayProxyResult> {
   // DEFAULT_5XX in the stack: no status member in its template.
-  const internalError = gatewayResponse(
-    502,
-    'server-error',
-    'Server error',
-    'Internal server error',
-    event.path,
-    false,
-  );
+  const internalError = gatewayResponse('Default5xx', 'Internal server error', event.path, 502);
   try {
     const result = validateResult(await handler(event, lambdaContext(functionName, timeoutSeconds)));
     if (!result) {

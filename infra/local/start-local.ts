@@ -9,14 +9,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
-import { createKeyStore } from '../../functions/adapters/dynamo/keys.ts';
+import { EdgeConfigSchema, parseConfig } from '../../functions/config.ts';
 import type { SourceOutcome } from '../../functions/core/ingest.ts';
+import { PROBLEM_CONTENT_TYPE, problem } from '../../functions/core/problems.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
 import { createApiHandler } from '../../functions/handlers/api.ts';
-import { createAuthorizer } from '../../functions/handlers/authorizer.ts';
+import { createAuthorizerHandler } from '../../functions/handlers/authorizer.ts';
 import { createIngestHandler } from '../../functions/handlers/ingest.ts';
 import { createMcpHandler } from '../../functions/handlers/mcp.ts';
-import { FUNCTIONS, HTTP_ROUTES, ROUTES, SCHEDULES, TABLES } from '../manifest.ts';
+import { FUNCTIONS, HTTP_ROUTES, ROUTES, SCHEDULES } from '../manifest.ts';
 import { type DevIdp, startDevIdp } from './dev-idp.ts';
 import { createTables, publishEndpoints, startDynamoOwner, unpublishEndpoints } from './dynamo.ts';
 import { createEdge } from './edge.ts';
@@ -97,10 +98,10 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   const ingestHandler = createIngestHandler(env, { clock, log });
   const sweepClient = createDocumentClient({ endpoint: dynamo.endpoint });
   // The stack's REQUEST authorizer, run by the local gateway before the api function.
-  const authorize = createAuthorizer({
-    keys: createKeyStore(sweepClient, TABLES.keys.name),
-    publicUsageKey: 'local-public-usage-key',
-    keyedUsageKey: 'local-keyed-usage-key',
+  const authorize = createAuthorizerHandler({
+    ...env,
+    PUBLIC_USAGE_KEY: 'local-public-usage-key',
+    KEYED_USAGE_KEY: 'local-keyed-usage-key',
   });
 
   let ingestRunning: Promise<SourceOutcome[]> | null = null;
@@ -141,7 +142,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       // API Gateway's MISSING_AUTHENTICATION_TOKEN (no such resource or method), a 404 in the stack.
       writeResult(
         res,
-        gatewayResponse(404, 'not-found', 'Not found', 'Missing Authentication Token', url.pathname),
+        gatewayResponse('MissingToken', 'Missing Authentication Token', url.pathname),
         request.method,
       );
       return;
@@ -194,21 +195,13 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     http,
     log,
     clock,
-    ...(env.EDGE_RATE_LIMIT_PER_MINUTE ? { edgePerMinute: Number(env.EDGE_RATE_LIMIT_PER_MINUTE) } : {}),
+    edgePerMinute: parseConfig(EdgeConfigSchema, env).EDGE_RATE_LIMIT_PER_MINUTE,
   });
   const server = createServer((req, res) => {
     edge(req, res).catch((error: unknown) => {
       log(`edge error: ${error instanceof Error ? error.stack : String(error)}`);
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/problem+json' });
-      res.end(
-        JSON.stringify({
-          type: 'about:blank',
-          title: 'Bad gateway',
-          status: 502,
-          detail: 'The edge failed to answer',
-          instance: req.url ?? '/',
-        }),
-      );
+      if (!res.headersSent) res.writeHead(502, { 'content-type': PROBLEM_CONTENT_TYPE });
+      res.end(JSON.stringify(problem('server-error', 'The edge failed to answer', req.url ?? '/')));
     });
   });
   server.keepAliveTimeout = 5_000;

@@ -9,7 +9,7 @@ import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts'
 import { createKeyStore } from '../../functions/adapters/dynamo/keys.ts';
 import { createLimitStore } from '../../functions/adapters/dynamo/limits.ts';
 import { createStores } from '../../functions/adapters/stores.ts';
-import { ApiConfigSchema, parseConfig } from '../../functions/config.ts';
+import { ApiConfigSchema, parseConfig, storeSettingsOf } from '../../functions/config.ts';
 import { checkKey, generateKey, newKeyRecord } from '../../functions/core/keys.ts';
 import { consume } from '../../functions/core/limits.ts';
 import { createReadApi } from '../../functions/core/read-api.ts';
@@ -73,7 +73,7 @@ try {
     PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
   };
   const withAccess = createApiHandler(env, clock);
-  const stores = createStores(parseConfig(ApiConfigSchema, env), clock);
+  const stores = createStores(storeSettingsOf(parseConfig(ApiConfigSchema, env)), clock);
   const bare = createApiRouter({
     readApi: createReadApi({ documents: stores.documents, observations: stores.observations, clock }),
   });

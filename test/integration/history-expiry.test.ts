@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStores } from '../../functions/adapters/stores.ts';
-import { ApiConfigSchema, parseConfig } from '../../functions/config.ts';
+import { parseConfig, StoreConfigSchema, storeSettingsOf } from '../../functions/config.ts';
 import type { HourlyAverage } from '../../functions/core/model.ts';
 import { RETENTION_HOURS } from '../../infra/manifest.ts';
 import { startStack, type TestStack } from './stack.ts';
@@ -61,10 +61,12 @@ describe('observations expire after 336 hours; averages stay', () => {
 
   it('the store filters expired items before the sweep, and the sweep deletes them', async () => {
     const stores = createStores(
-      parseConfig(ApiConfigSchema, {
-        AWS_ENDPOINT_URL_DYNAMODB: stack.service.endpoints.dynamodb,
-        AWS_ENDPOINT_URL_S3: stack.service.endpoints.s3,
-      }),
+      storeSettingsOf(
+        parseConfig(StoreConfigSchema, {
+          AWS_ENDPOINT_URL_DYNAMODB: stack.service.endpoints.dynamodb,
+          AWS_ENDPOINT_URL_S3: stack.service.endpoints.s3,
+        }),
+      ),
       { now: () => LATER },
     );
     try {

@@ -6,7 +6,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * or from `endpoint` for the local runtime, which may run several stores in one process.
  */
 export function createDocumentClient(
-  options: { endpoint?: string; region?: string } = {},
+  options: { endpoint?: string | undefined; region?: string } = {},
 ): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     ...(options.endpoint

@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentUpdateError } from '../../core/errors.ts';
-import type { Source } from '../../core/model.ts';
-import type { FeedHealth, HealthStore } from '../../core/stores.ts';
+import type { FeedHealth, Source } from '../../core/model.ts';
+import type { HealthStore } from '../../core/stores.ts';
 
 /**
  * Feed health: one item per source, pk = source. Each write carries the version it was read at

@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, type QueryCommandInput, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { LatestPortState, LatestReading, LatestStore } from '../../core/stores.ts';
+import type { LatestPortState, LatestReading } from '../../core/model.ts';
+import type { LatestStore } from '../../core/stores.ts';
 import { batchPut } from './batch.ts';
 
 /**

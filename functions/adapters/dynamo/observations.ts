@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { RETENTION_HOURS } from '../../../infra/manifest.ts';
-import type { Observation, ObservationFilter, ObservationStore } from '../../core/stores.ts';
+import { type Observation, RETENTION_HOURS } from '../../core/model.ts';
+import type { ObservationFilter, ObservationStore } from '../../core/stores.ts';
 import { batchPut } from './batch.ts';
 
 /**

@@ -5,17 +5,18 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import type { DocumentStore, PublishedDocument } from '../../core/stores.ts';
+import type { PublishedDocument } from '../../core/model.ts';
+import type { DocumentStore } from '../../core/stores.ts';
 
 const HASH_METADATA = 'content-hash';
 
 /**
- * An S3 client. The endpoint comes from `AWS_ENDPOINT_URL_S3` when set (the SDK reads it) or from
- * `endpoint`; a local endpoint needs path-style addressing, and s3rver needs checksums only when
- * required (it stores aws-chunked stream bodies with their framing otherwise).
+ * An S3 client. `endpoint` is a local stand-in's (config.ts reads it from `AWS_ENDPOINT_URL_S3`);
+ * a local endpoint needs path-style addressing, and s3rver needs checksums only when required (it
+ * stores aws-chunked stream bodies with their framing otherwise).
  */
-export function createS3Client(options: { endpoint?: string; region?: string } = {}): S3Client {
-  const local = Boolean(options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3);
+export function createS3Client(options: { endpoint?: string | undefined; region?: string } = {}): S3Client {
+  const local = Boolean(options.endpoint);
   return new S3Client({
     region: options.region ?? 'us-east-1',
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),

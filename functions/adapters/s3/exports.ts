@@ -1,10 +1,6 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-
-export interface ExportStore {
-  /** Stores `body` under `key` and returns a GET URL valid for `ttlSeconds`. */
-  publish(key: string, body: string, contentType: string, ttlSeconds: number): Promise<string>;
-}
+import type { ExportStore } from '../../core/stores.ts';
 
 /** Exports in the data bucket, handed out as presigned GET URLs (a lifecycle rule expires them). */
 export function createExportStore(s3: S3Client, bucket: string): ExportStore {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Alert } from '../../core/alerts.ts';
 import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
 

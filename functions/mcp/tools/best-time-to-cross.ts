@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { bestTimes } from '../../core/crossings.ts';
 import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
 import { PortIdSchema } from '../../core/queries.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { compareCrossings, searchCrossings } from '../../core/crossings.ts';
 import { BORDERS, DIRECTIONS, FRESHNESS, LANES, MODES, SOURCES } from '../../core/model.ts';
 import { PortIdSchema } from '../../core/queries.ts';

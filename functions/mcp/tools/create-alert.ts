@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { webhookUrlProblem } from '../../adapters/webhook/deliver.ts';
 import { type Alert, MAX_ALERTS_PER_OWNER, webhookSecretOf } from '../../core/alerts.ts';
 import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';

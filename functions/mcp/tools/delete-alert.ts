@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { guarded, ok, requireScope, type ToolRegistrar, toolError } from '../tool-kit.ts';
 
 const InputSchema = z.object({

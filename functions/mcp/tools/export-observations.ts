@@ -1,8 +1,7 @@
-import { z } from 'zod';
-import { EXPORTS_PREFIX } from '../../../infra/manifest.ts';
-import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
-import { PortIdSchema, RETENTION_HOURS } from '../../core/queries.ts';
-import type { Observation } from '../../core/stores.ts';
+import * as z from 'zod';
+import { DIRECTIONS, LANES, MODES, type Observation, RETENTION_HOURS } from '../../core/model.ts';
+import { PortIdSchema } from '../../core/queries.ts';
+import { EXPORTS_PREFIX } from '../../core/stores.ts';
 import {
   findPublishedPort,
   guarded,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { refreshLane } from '../../core/crossings.ts';
 import { FRESHNESS_POLICY } from '../../core/freshness.ts';
 import { DIRECTIONS, FRESHNESS, LANE_STATUSES, LANES, MODES, SOURCES } from '../../core/model.ts';

@@ -1,6 +1,6 @@
-import { z } from 'zod';
-import { DIRECTIONS, LANE_STATUSES, LANES, MODES, SOURCES } from '../../core/model.ts';
-import { ObservationsQuerySchema, RETENTION_HOURS } from '../../core/queries.ts';
+import * as z from 'zod';
+import { DIRECTIONS, LANE_STATUSES, LANES, MODES, RETENTION_HOURS, SOURCES } from '../../core/model.ts';
+import { ObservationsQuerySchema } from '../../core/queries.ts';
 import {
   findPublishedPort,
   guarded,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { guarded, ok, READ_ONLY, requireScope, type ToolRegistrar } from '../tool-kit.ts';
 import { AlertViewSchema, alertView } from './alert-schema.ts';
 

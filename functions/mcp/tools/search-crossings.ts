@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { searchCrossings } from '../../core/crossings.ts';
 import { BORDERS, DIRECTIONS } from '../../core/model.ts';
 import { PortsQuerySchema } from '../../core/queries.ts';

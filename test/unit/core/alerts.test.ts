@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Alert, whyNotFiring } from '../../../functions/core/alerts.ts';
-import type { LatestReading } from '../../../functions/core/stores.ts';
+import type { LatestReading } from '../../../functions/core/model.ts';
 
 const NOW = Date.parse('2026-11-18T18:00:00Z');
 
