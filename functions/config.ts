@@ -3,7 +3,7 @@
  * failing with every bad key listed. Adapters never read `process.env`.
  */
 import * as z from 'zod';
-import { BUCKETS, LIMITS, TABLES } from '../infra/manifest.ts';
+import { BUCKETS, LIMITS, SECRETS, TABLES } from '../infra/manifest.ts';
 import { SITE_ORIGIN } from './core/site.ts';
 
 const optionalUrl = z.url().optional();
@@ -75,15 +75,16 @@ const flag = z
   .default('false')
   .transform((value) => value === 'true' || value === '1');
 
-/** Webhook delivery of alert firings (ingest function). */
 /**
- * The service's webhook signing key: each alert's webhook secret is derived from it and the alert
- * id, so no secret is stored. From Secrets Manager in AWS; the local runtime keeps one in DATA_DIR.
+ * Where the service's webhook signing key is (each alert's webhook secret is derived from it and
+ * the alert id, so no secret is stored): a Secrets Manager ARN in AWS, read at run time and
+ * cached; a file name under DATA_DIR locally. The key itself is never in the environment.
  */
-const WEBHOOK_SIGNING_KEY = z.string().min(32, 'must be at least 32 characters');
+const WEBHOOK_SIGNING_KEY_SECRET = z.string().min(1).default(SECRETS.webhookSigningKey.name);
 
+/** Webhook delivery of alert firings (ingest function). */
 const WebhookSchema = z.object({
-  WEBHOOK_SIGNING_KEY,
+  WEBHOOK_SIGNING_KEY_SECRET,
   /** Test-only: lets webhooks reach loopback and private addresses over plain HTTP. */
   ALERT_WEBHOOK_ALLOW_PRIVATE: flag,
   ALERT_WEBHOOK_ATTEMPTS: positiveInt(4),
@@ -137,7 +138,7 @@ export const McpConfigSchema = StoreConfigSchema.extend({
   EXPORT_URL_TTL_SECONDS: positiveInt(900),
   /** Test-only: lets alerts name loopback and private webhook URLs over plain HTTP. */
   ALERT_WEBHOOK_ALLOW_PRIVATE: flag,
-  WEBHOOK_SIGNING_KEY,
+  WEBHOOK_SIGNING_KEY_SECRET,
 });
 
 /**
@@ -147,6 +148,13 @@ export const McpConfigSchema = StoreConfigSchema.extend({
 export const AuthorizerConfigSchema = StoreConfigSchema.extend({
   PUBLIC_USAGE_KEY: z.string().min(1),
   KEYED_USAGE_KEY: z.string().min(1),
+  /** Where the CDN's origin secret is: a Secrets Manager ARN in AWS, a file name locally. */
+  [SECRETS.originVerify.envVar]: z.string().min(1).default(SECRETS.originVerify.name),
+});
+
+/** The HTTP API's origin authorizer: only where the origin secret is. */
+export const OriginAuthorizerConfigSchema = z.object({
+  [SECRETS.originVerify.envVar]: z.string().min(1).default(SECRETS.originVerify.name),
 });
 
 export type McpConfig = z.infer<typeof McpConfigSchema>;

@@ -14,11 +14,14 @@ const context = (name: string): string | undefined => app.node.tryGetContext(nam
 const idpIssuer = context('idpIssuer');
 const idpAudience = context('idpAudience');
 const mcpResourceUrl = context('mcpResourceUrl');
+// After rotating the origin secret: `-c originSecretVersion=<VersionId>` (README, Security).
+const originSecretVersion = context('originSecretVersion');
 new BorderWaitsStack(app, 'BorderWaits', {
   env: { ...(account ? { account } : {}), region: 'us-east-1' },
   ...(idpIssuer ? { idpIssuer } : {}),
   ...(idpAudience ? { idpAudience } : {}),
   ...(mcpResourceUrl ? { mcpResourceUrl } : {}),
+  ...(originSecretVersion ? { originSecretVersion } : {}),
   description: 'Border wait times: ingest, published views, API, CDN',
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -35,6 +35,13 @@ export interface FunctionSpec {
   readonly reservedConcurrency?: number;
   readonly tables: { readonly [table: string]: 'read' | 'write' | 'readWrite' };
   readonly buckets: { readonly [bucket: string]: 'read' | 'write' | 'readWrite' };
+  /**
+   * Writes narrower than a table grant: PutItem only on items whose partition key starts with the
+   * prefix (IAM condition `dynamodb:LeadingKeys`).
+   */
+  readonly tableWritesUnder?: { readonly [table: string]: string };
+  /** Writes narrower than a bucket grant: PutObject only on keys under the prefix. */
+  readonly bucketWritesUnder?: { readonly [bucket: string]: string };
   readonly description: string;
 }
 
@@ -161,9 +168,11 @@ export const FUNCTIONS = {
       latest: 'read',
       rollups: 'read',
       health: 'read',
-      keys: 'readWrite',
+      keys: 'read',
       limits: 'readWrite',
     },
+    // Reads keys; writes only key requests (REQUEST#<id> items: functions/adapters/dynamo/keys.ts).
+    tableWritesUnder: { keys: 'REQUEST#' },
     buckets: { data: 'read' },
     description: 'The /api/v1 views for keyed and dynamic requests',
   },
@@ -179,10 +188,15 @@ export const FUNCTIONS = {
       alerts: 'readWrite',
       limits: 'readWrite',
     },
-    buckets: { data: 'readWrite' },
+    // Reads the published views; writes only exports (the EXPORTS_PREFIX below).
+    buckets: { data: 'read' },
+    bucketWritesUnder: { data: 'exports/' },
     description: 'The /mcp endpoint (MCP Streamable HTTP, stateless) and its OAuth resource metadata',
   },
 } as const satisfies Record<string, FunctionSpec>;
+
+/** The function manifest, typed loosely for code that iterates it. */
+export const FUNCTION_SPECS: Readonly<Record<keyof typeof FUNCTIONS, FunctionSpec>> = FUNCTIONS;
 
 export const ROUTES: readonly RouteSpec[] = [
   { path: '/api/v1/ports', methods: ['GET', 'HEAD'], function: 'api', static: true },
@@ -211,6 +225,21 @@ export const LIMITS = {
 export const GATEWAY_RATELIMIT_POLICY = `"key";q=${LIMITS.keyPerMinute};w=60, "ip";q=${LIMITS.publicPerMinute};w=60`;
 
 /**
+ * `Retry-After` of the 503 API Gateway answers when the authorizer cannot decide (the key or
+ * secret store is unreachable): the stack's AUTHORIZER_FAILURE response and the local gateway.
+ */
+export const AUTHORIZER_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Secrets read at run time (Secrets Manager in AWS, files under DATA_DIR/secrets locally): the
+ * name each has locally, and the environment variable that hands its ARN to a function.
+ */
+export const SECRETS = {
+  originVerify: { name: 'origin-verify', envVar: 'ORIGIN_VERIFY_SECRET' },
+  webhookSigningKey: { name: 'webhook-signing-key', envVar: 'WEBHOOK_SIGNING_KEY_SECRET' },
+} as const;
+
+/**
  * API Gateway's own answers (gateway responses), as problem+json from the catalogue. `fixedStatus`:
  * the response sets its status and the body says it; otherwise the status is the gateway's own
  * (DEFAULT_4XX, DEFAULT_5XX) and the body has no `status` member. The stack configures these and
@@ -223,6 +252,13 @@ export const GATEWAY_RESPONSES = {
   QuotaExceeded: { responseType: 'QUOTA_EXCEEDED', kind: 'quota-exceeded', fixedStatus: true },
   Unauthorized: { responseType: 'UNAUTHORIZED', kind: 'invalid-key', fixedStatus: true },
   AccessDenied: { responseType: 'ACCESS_DENIED', kind: 'access-denied', fixedStatus: true },
+  // The authorizer could not decide (key or secret store unreachable): 503, Retry-After.
+  AuthorizerFailure: { responseType: 'AUTHORIZER_FAILURE', kind: 'unavailable', fixedStatus: true },
+  AuthorizerConfigurationError: {
+    responseType: 'AUTHORIZER_CONFIGURATION_ERROR',
+    kind: 'unavailable',
+    fixedStatus: true,
+  },
   MissingToken: { responseType: 'MISSING_AUTHENTICATION_TOKEN', kind: 'not-found', fixedStatus: true },
 } as const satisfies Record<string, { responseType: string; kind: ProblemKind; fixedStatus: boolean }>;
 

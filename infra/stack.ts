@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { StackProps } from 'aws-cdk-lib';
-import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Fn, RemovalPolicy, SecretValue, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   ApiKeySourceType,
@@ -18,6 +18,7 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type {
   BehaviorOptions,
@@ -38,7 +39,10 @@ import {
   FunctionRuntime,
   HeadersFrameOption,
   HttpVersion,
+  OriginRequestCookieBehavior,
+  OriginRequestHeaderBehavior,
   OriginRequestPolicy,
+  OriginRequestQueryStringBehavior,
   PriceClass,
   ResponseHeadersPolicy,
   ViewerProtocolPolicy,
@@ -55,7 +59,8 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Alias } from 'aws-cdk-lib/aws-kms';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { FilterPattern, LogGroup, MetricFilter, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -65,12 +70,15 @@ import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
 import { SITE_ORIGIN } from '../functions/core/site.ts';
+import { ORIGIN_VERIFY_HEADER } from '../functions/http/origin-verify.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import {
+  AUTHORIZER_RETRY_AFTER_SECONDS,
   BUCKETS,
   DATA_PATH_PREFIXES,
   EDGE_RESPONSE_HEADERS,
   EXPORTS_PREFIX,
+  FUNCTION_SPECS,
   FUNCTIONS,
   GATEWAY_RATELIMIT_POLICY,
   GATEWAY_RESPONSES,
@@ -80,6 +88,7 @@ import {
   LIMITS,
   ROUTES,
   SCHEDULES,
+  SECRETS,
   TABLES,
 } from './manifest.ts';
 
@@ -100,6 +109,30 @@ export const API_PATTERNS = ['/api/*', '/keys/*', '/.well-known/*'];
 export const HTTP_API_PATTERNS = HTTP_ROUTES.map((route) => route.path);
 /** Not-found page for S3 403/404 (S3 answers 403 for a missing key without ListBucket). */
 export const NOT_FOUND_KEY = 'errors/not-found.json';
+/** CloudFront's header carrying the viewer's `ip:port`; forwarded explicitly to both APIs. */
+export const VIEWER_ADDRESS_HEADER = 'CloudFront-Viewer-Address';
+/** Viewer headers the REST API reads (keys, bodies, conditional requests, CORS). */
+export const API_ORIGIN_HEADERS = [
+  'x-api-key',
+  'content-type',
+  'accept',
+  'origin',
+  'if-none-match',
+  'if-modified-since',
+  VIEWER_ADDRESS_HEADER,
+];
+/** Viewer headers the MCP endpoint reads (Authorization travels through the cache policy). */
+export const MCP_ORIGIN_HEADERS = [
+  'content-type',
+  'accept',
+  'origin',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+  VIEWER_ADDRESS_HEADER,
+];
 /**
  * Usage key the authorizer returns for keyless requests. Not a secret: with apiKeySourceType
  * AUTHORIZER clients cannot present usage keys, only the authorizer can.
@@ -120,6 +153,12 @@ export interface BorderWaitsStackProps extends StackProps {
   readonly idpAudience?: string;
   /** Public URL of the MCP endpoint (the OAuth resource); defaults to the audience. */
   readonly mcpResourceUrl?: string;
+  /**
+   * Version id of the origin secret CloudFront sends (`-c originSecretVersion=...`): after a
+   * rotation, deploying with the new version's id makes CloudFront send the new value
+   * (CloudFormation re-resolves a dynamic reference only when its text changes). Unset: AWSCURRENT.
+   */
+  readonly originSecretVersion?: string;
 }
 
 type TableName = keyof typeof TABLES;
@@ -142,6 +181,9 @@ export class BorderWaitsStack extends Stack {
   readonly api: RestApi;
   readonly httpApi: HttpApi;
   readonly distribution: Distribution;
+  readonly authorizerFunction: ServiceFunction;
+  readonly originAuthorizerFunction: ServiceFunction;
+  readonly alarmKey: Key;
 
   constructor(scope: Construct, id: string, props: BorderWaitsStackProps = {}) {
     super(scope, id, props);
@@ -208,6 +250,17 @@ export class BorderWaitsStack extends Stack {
       reason:
         'Every alert webhook secret derives from this key: rotating it changes them all, so it is rotated by hand with notice to subscribers (README, Deploy).',
     });
+    // CloudFront sends this as the custom origin header x-origin-verify to both APIs, whose
+    // authorizers refuse requests without it: only the CDN can vouch for CloudFront-Viewer-Address.
+    const originSecret = new Secret(this, 'OriginVerifySecret', {
+      description: 'Value of the x-origin-verify header CloudFront adds to every request to the APIs',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    Validations.of(originSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotated by hand in two steps (new value, then a deploy pointing CloudFront at it; the authorizers accept the current and the previous value meanwhile): README, Security.',
+    });
     const idpIssuer = new StringParameter(this, 'IdpIssuer', {
       description: 'OAuth issuer for MCP tokens',
       stringValue: props.idpIssuer ?? 'https://idp.example.invalid/',
@@ -236,13 +289,21 @@ export class BorderWaitsStack extends Stack {
       ][]) {
         fn.useBucket(BUCKETS[bucket].envVar, buckets[bucket], access);
       }
+      const specOf = FUNCTION_SPECS[key];
+      for (const [table, prefix] of Object.entries(specOf.tableWritesUnder ?? {})) {
+        fn.putItemsUnder(tables[table as TableName], prefix);
+      }
+      for (const [bucket, prefix] of Object.entries(specOf.bucketWritesUnder ?? {})) {
+        fn.putObjectsUnder(buckets[bucket as BucketName], prefix);
+      }
       functions[key] = fn;
     }
     this.functions = functions;
-    // The functions that sign (ingest) or hand out (mcp) webhook secrets get the signing key as a
-    // CloudFormation dynamic reference: resolved at deploy, never in the template.
+    // The functions that sign (ingest) or hand out (mcp) webhook secrets read the signing key from
+    // Secrets Manager at run time (cached per warm function): their environment holds only its ARN.
     for (const fn of [functions.ingest, functions.mcp]) {
-      fn.fn.addEnvironment('WEBHOOK_SIGNING_KEY', webhookKey.secretValue.unsafeUnwrap());
+      fn.fn.addEnvironment(SECRETS.webhookSigningKey.envVar, webhookKey.secretArn);
+      webhookKey.grantRead(fn.fn);
     }
     // The IdP settings live in SSM; the mcp function gets their values at deploy (no runtime read).
     functions.mcp.fn.addEnvironment('MCP_RESOURCE_URL', props.mcpResourceUrl ?? idpAudience.stringValue);
@@ -257,8 +318,26 @@ export class BorderWaitsStack extends Stack {
         timeoutSeconds: 5,
         description: 'REQUEST authorizer: x-api-key hash lookup, usage key for the usage plan',
       },
-      environment: { PUBLIC_USAGE_KEY, KEYED_USAGE_KEY },
+      environment: {
+        PUBLIC_USAGE_KEY,
+        KEYED_USAGE_KEY,
+        [SECRETS.originVerify.envVar]: originSecret.secretArn,
+      },
     }).useTable(TABLES.keys.envVar, tables.keys, 'read');
+    originSecret.grantRead(authorizerFn.fn);
+    this.authorizerFunction = authorizerFn;
+    const originAuthorizerFn = new ServiceFunction(this, 'Fn-origin-authorizer', {
+      spec: {
+        name: 'origin-authorizer',
+        entry: 'functions/handlers/origin-authorizer.ts',
+        memoryMb: 256,
+        timeoutSeconds: 5,
+        description: 'HTTP API authorizer: admits only requests carrying the CDN origin secret',
+      },
+      environment: { [SECRETS.originVerify.envVar]: originSecret.secretArn },
+    });
+    originSecret.grantRead(originAuthorizerFn.fn);
+    this.originAuthorizerFunction = originAuthorizerFn;
 
     // ---- Schedules ------------------------------------------------------------------------------
     for (const spec of Object.values(SCHEDULES)) {
@@ -360,6 +439,9 @@ export class BorderWaitsStack extends Stack {
           'Content-Type': `'${PROBLEM_CONTENT_TYPE}'`,
           'Access-Control-Allow-Origin': "'*'",
           ...(spec.fixedStatus && status === 429 ? { 'Retry-After': "'1'" } : {}),
+          ...(spec.fixedStatus && status === 503
+            ? { 'Retry-After': `'${AUTHORIZER_RETRY_AFTER_SECONDS}'` }
+            : {}),
           // Every response carries the policy (DESIGN.md section 5), API Gateway's own ones too.
           'RateLimit-Policy': `'${GATEWAY_RATELIMIT_POLICY}'`,
         },
@@ -372,6 +454,8 @@ export class BorderWaitsStack extends Stack {
         },
       });
     }
+    // The execute-api URL is only CloudFront's origin: clients use BaseUrl (no ApiEndpoint output).
+    api.node.tryRemoveChild('Endpoint');
     this.api = api;
 
     // ---- HTTP API for /mcp (payload 2.0: headers pass through, WWW-Authenticate included) -------
@@ -397,6 +481,14 @@ export class BorderWaitsStack extends Stack {
       }),
     };
     defaultStage.defaultRouteSettings = { throttlingRateLimit: 100, throttlingBurstLimit: 200 };
+    // Identity source: the origin header. Without it API Gateway answers 401 itself; with a wrong
+    // value the authorizer answers 403; the mcp function runs for neither.
+    const originAuthorizer = new HttpLambdaAuthorizer('OriginAuthorizer', originAuthorizerFn.fn, {
+      responseTypes: [HttpLambdaResponseType.SIMPLE],
+      identitySource: [`$request.header.${ORIGIN_VERIFY_HEADER}`],
+      // No caching: a rotated-out value stops working as soon as the authorizer stops accepting it.
+      resultsCacheTtl: Duration.seconds(0),
+    });
     const httpIntegrations = new Map<string, HttpLambdaIntegration>();
     for (const route of HTTP_ROUTES) {
       const fnName = route.function as FunctionName;
@@ -410,7 +502,8 @@ export class BorderWaitsStack extends Stack {
         ? [route.path.slice(0, -1), `${route.path.slice(0, -1)}/{proxy+}`]
         : [route.path];
       const methods = route.methods.map((m) => HttpMethod[m as keyof typeof HttpMethod]);
-      for (const path of paths) httpApi.addRoutes({ path, methods, integration });
+      for (const path of paths)
+        httpApi.addRoutes({ path, methods, integration, authorizer: originAuthorizer });
     }
     Validations.of(httpApi).acknowledge({
       id: 'AwsSolutions-APIG4',
@@ -477,9 +570,44 @@ export class BorderWaitsStack extends Stack {
 
     const siteOrigin = S3BucketOrigin.withOriginAccessControl(buckets.site, { originId: 'site' });
     const dataOrigin = S3BucketOrigin.withOriginAccessControl(buckets.data, { originId: 'data' });
-    const apiOrigin = new RestApiOrigin(api, { originId: 'api' });
+    // The secret origin header (a dynamic reference: resolved by CloudFormation, not in the template).
+    const originHeaders = {
+      [ORIGIN_VERIFY_HEADER]: (props.originSecretVersion
+        ? SecretValue.secretsManager(originSecret.secretArn, { versionId: props.originSecretVersion })
+        : originSecret.secretValue
+      ).unsafeUnwrap(),
+    };
+    const apiOrigin = new RestApiOrigin(api, { originId: 'api', customHeaders: originHeaders });
     // https://<id>.execute-api.<region>.amazonaws.com -> its host name.
-    const mcpOrigin = new HttpOrigin(Fn.select(2, Fn.split('/', httpApi.apiEndpoint)), { originId: 'mcp' });
+    const mcpOrigin = new HttpOrigin(Fn.select(2, Fn.split('/', httpApi.apiEndpoint)), {
+      originId: 'mcp',
+      customHeaders: originHeaders,
+    });
+    // Named headers only (never Host, which API Gateway needs to be its own), and CloudFront's
+    // CloudFront-Viewer-Address, which a managed policy may not forward: without it every viewer
+    // behind one edge would share one allowance.
+    const apiRequests = new OriginRequestPolicy(this, 'ApiOriginRequests', {
+      comment: 'REST API: the headers it reads, and the viewer address',
+      headerBehavior: OriginRequestHeaderBehavior.allowList(...API_ORIGIN_HEADERS),
+      queryStringBehavior: OriginRequestQueryStringBehavior.all(),
+      cookieBehavior: OriginRequestCookieBehavior.none(),
+    });
+    const mcpRequests = new OriginRequestPolicy(this, 'McpOriginRequests', {
+      comment: 'MCP HTTP API: the MCP headers, and the viewer address',
+      headerBehavior: OriginRequestHeaderBehavior.allowList(...MCP_ORIGIN_HEADERS),
+      queryStringBehavior: OriginRequestQueryStringBehavior.all(),
+      cookieBehavior: OriginRequestCookieBehavior.none(),
+    });
+    // CloudFront forwards Authorization only through a cache policy (an origin request policy may
+    // not name it). POSTs are never cached, and a 1-second ceiling keeps the metadata GETs fresh.
+    const mcpCache = new CachePolicy(this, 'McpPassThrough', {
+      comment: 'MCP: Authorization reaches the origin; effectively uncached',
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(0),
+      maxTtl: Duration.seconds(1),
+      headerBehavior: CacheHeaderBehavior.allowList('Authorization'),
+      queryStringBehavior: CacheQueryStringBehavior.none(),
+    });
 
     const headersPolicy = new ResponseHeadersPolicy(
       this,
@@ -524,8 +652,8 @@ export class BorderWaitsStack extends Stack {
       // No viewer-request function: these go to the HTTP API untouched, Authorization included.
       additionalBehaviors[pattern] = {
         origin: mcpOrigin,
-        cachePolicy: CachePolicy.CACHING_DISABLED,
-        originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        cachePolicy: mcpCache,
+        originRequestPolicy: mcpRequests,
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
         allowedMethods: AllowedMethods.ALLOW_ALL,
         compress: true,
@@ -535,7 +663,7 @@ export class BorderWaitsStack extends Stack {
       additionalBehaviors[pattern] = {
         origin: apiOrigin,
         cachePolicy: CachePolicy.CACHING_DISABLED,
-        originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        originRequestPolicy: apiRequests,
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_ALL,
         compress: true,
@@ -654,12 +782,30 @@ export class BorderWaitsStack extends Stack {
         right: [functions.mcp.fn.metricDuration()],
       }),
     );
-    // Operators subscribe to this topic (email, chat, paging) after the deploy.
+    // Operators subscribe to this topic (email, chat, paging) after the deploy. CloudWatch alarms
+    // cannot publish to a topic under the AWS-managed SNS key (its policy cannot be changed), so
+    // the topic has its own key whose policy lets CloudWatch use it.
+    const alarmKey = new Key(this, 'AlarmKey', {
+      description: 'Encrypts the alarm topic; CloudWatch may use it to publish',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
+    });
+    alarmKey.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+    );
     const alarmTopic = new Topic(this, 'Alarms', {
       displayName: 'border waits alarms',
       enforceSSL: true,
-      masterKey: Alias.fromAliasName(this, 'SnsKey', 'alias/aws/sns'),
+      masterKey: alarmKey,
     });
+    this.alarmKey = alarmKey;
     for (const alarm of alarms) {
       alarm.addAlarmAction(new SnsAction(alarmTopic));
       alarm.addOkAction(new SnsAction(alarmTopic));
@@ -667,7 +813,6 @@ export class BorderWaitsStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: alarmTopic.topicArn });
 
     new CfnOutput(this, 'BaseUrl', { value: `https://${this.distribution.distributionDomainName}` });
-    new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'KeysTableName', { value: this.tables.keys.tableName });
     new CfnOutput(this, 'McpUrl', { value: `https://${this.distribution.distributionDomainName}/mcp` });
   }

@@ -52,6 +52,7 @@ try {
   console.log(
     `  MCP: ${service.mcpUrl} (OAuth issuer ${service.issuer}${service.idp ? ', development IdP' : ''})`,
   );
+  console.log(`  origin (API Gateway's part; refuses requests that skip the edge): ${service.originUrl}`);
   console.log(`  data under ${service.dataDir}; stop with Ctrl-C`);
   const shutdown = async () => {
     await service.stop();

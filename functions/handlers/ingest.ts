@@ -5,12 +5,14 @@ import { FUNCTIONS } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLeaseStore } from '../adapters/dynamo/lease.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
+import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
 import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { evaluateAlerts } from '../core/alerts.ts';
 import { runIngestCycle, type SourceOutcome } from '../core/ingest.ts';
 import { withLease } from '../core/lease.ts';
+import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
 
 /** Kept free at the end of the function's time for the last writes after the alert deadline. */
@@ -19,7 +21,7 @@ const ALERT_MARGIN_MS = 5_000;
 /** The ingest function for a given environment (the local runtime passes its own). */
 export function createIngestHandler(
   env: Record<string, string | undefined>,
-  options: { clock?: Clock; log?: (line: string) => void } = {},
+  options: { clock?: Clock; log?: (line: string) => void; secrets?: SecretSource } = {},
 ) {
   const config = parseConfig(IngestWithAlertsConfigSchema, env);
   const clock = options.clock ?? systemClock;
@@ -34,11 +36,14 @@ export function createIngestHandler(
   const alerts = createAlertStore(stores.dynamo, settings.tables.alerts);
   // The lease is about real time (how long a cycle may run), never the simulated clock.
   const leases = createLeaseStore(stores.dynamo, settings.tables.health);
-  const delivery = createWebhookDelivery({
-    allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
-    timeoutMs: config.ALERT_WEBHOOK_TIMEOUT_MS,
-    signingKey: config.WEBHOOK_SIGNING_KEY,
-  });
+  const secrets = options.secrets ?? createSecretsManagerSource();
+  // The signing key is read at run time (cached by the source), never from the environment.
+  const deliveryWith = (signingKey: string) =>
+    createWebhookDelivery({
+      allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
+      timeoutMs: config.ALERT_WEBHOOK_TIMEOUT_MS,
+      signingKey,
+    });
   return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(async (_event, context) => {
     const run = await withLease(
       leases,
@@ -52,21 +57,25 @@ export function createIngestHandler(
         const outcomes = await runIngestCycle({ ...stores, sources, clock, log });
         // After the cycle, on whatever the latest readings now are: stale ones never fire.
         const left = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
-        await evaluateAlerts({
-          alerts,
-          latest: stores.latest,
-          delivery,
-          clock,
-          log,
-          policy: {
-            attempts: config.ALERT_WEBHOOK_ATTEMPTS,
-            backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
-            concurrency: config.ALERT_DELIVERY_CONCURRENCY,
-            deadlineMs: Math.max(0, Math.min(config.ALERT_DELIVERY_DEADLINE_MS, left - ALERT_MARGIN_MS)),
-          },
-        }).catch((error: unknown) =>
-          log(`alerts: evaluation failed: ${error instanceof Error ? error.message : String(error)}`),
-        );
+        await currentSecret(secrets, config.WEBHOOK_SIGNING_KEY_SECRET)
+          .then((signingKey) =>
+            evaluateAlerts({
+              alerts,
+              latest: stores.latest,
+              delivery: deliveryWith(signingKey),
+              clock,
+              log,
+              policy: {
+                attempts: config.ALERT_WEBHOOK_ATTEMPTS,
+                backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
+                concurrency: config.ALERT_DELIVERY_CONCURRENCY,
+                deadlineMs: Math.max(0, Math.min(config.ALERT_DELIVERY_DEADLINE_MS, left - ALERT_MARGIN_MS)),
+              },
+            }),
+          )
+          .catch((error: unknown) =>
+            log(`alerts: evaluation failed: ${error instanceof Error ? error.message : String(error)}`),
+          );
         return outcomes;
       },
     );

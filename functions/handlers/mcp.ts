@@ -4,17 +4,23 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLimitStore } from '../adapters/dynamo/limits.ts';
 import { createExportStore } from '../adapters/s3/exports.ts';
+import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
 import { type McpConfig, McpConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { createReadApi } from '../core/read-api.ts';
+import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
-import { clientIpOf } from '../http/client-ip.ts';
+import { clientIpKey } from '../http/client-ip.ts';
 import { httpApiEventToRequest, responseToHttpApiResult } from '../http/http-api-event.ts';
 import { createMcpApp } from '../mcp/app.ts';
 import { createJwtVerifier, resourceMetadataUrlOf } from '../mcp/auth.ts';
 
 /** The `/mcp` app for a parsed configuration: built once per cold start (JWKS cache included). */
-export function createMcpWebApp(config: McpConfig, clock: Clock = systemClock) {
+export function createMcpWebApp(
+  config: McpConfig,
+  clock: Clock = systemClock,
+  secrets: SecretSource = createSecretsManagerSource(),
+) {
   const settings = storeSettingsOf(config);
   const stores = createStores(settings, clock);
   const auth = {
@@ -47,7 +53,7 @@ export function createMcpWebApp(config: McpConfig, clock: Clock = systemClock) {
         exportInlineMaxBytes: config.EXPORT_INLINE_MAX_BYTES,
         exportUrlTtlSeconds: config.EXPORT_URL_TTL_SECONDS,
         allowPrivateWebhooks: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
-        webhookSigningKey: config.WEBHOOK_SIGNING_KEY,
+        webhookSigningKey: () => currentSecret(secrets, config.WEBHOOK_SIGNING_KEY_SECRET),
       },
       newId: () => randomUUID(),
     },
@@ -55,14 +61,19 @@ export function createMcpWebApp(config: McpConfig, clock: Clock = systemClock) {
 }
 
 /** The mcp function behind the HTTP API (payload 2.0), for a given environment. */
-export function createMcpHandler(env: Record<string, string | undefined>, clock: Clock = systemClock) {
+export function createMcpHandler(
+  env: Record<string, string | undefined>,
+  clock: Clock = systemClock,
+  secrets?: SecretSource,
+) {
   const config = parseConfig(McpConfigSchema, env);
-  const app = createMcpWebApp(config, clock);
+  const app = createMcpWebApp(config, clock, secrets);
   const publicOrigin = new URL(config.MCP_RESOURCE_URL).origin;
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().handler(async (event) =>
     responseToHttpApiResult(
       await app(httpApiEventToRequest(event, publicOrigin), {
-        clientIp: clientIpOf(
+        // The HTTP API's origin authorizer admitted only requests from the CDN, which sets the header.
+        clientIp: clientIpKey(
           event.headers?.['cloudfront-viewer-address'],
           event.requestContext.http.sourceIp,
         ),

@@ -10,7 +10,7 @@ import { checkKey, type KeyStore } from '../core/keys.ts';
 import { consume, type LimitPolicy, type LimitStore, limitHeaders, policyHeader } from '../core/limits.ts';
 import { type Problem, problem } from '../core/problems.ts';
 import type { Clock } from '../core/stores.ts';
-import { clientIpOf } from './client-ip.ts';
+import { clientIpKey } from './client-ip.ts';
 import { header } from './respond.ts';
 
 export interface AccessPolicies {
@@ -47,9 +47,13 @@ export type AccessOutcome =
   | { admitted: true; keyId: string | null; headers: Record<string, string> }
   | { admitted: false; problem: Problem; headers: Record<string, string> };
 
-/** The viewer's address of a REST v1 event (see `clientIpOf`). */
+/**
+ * The client's key for per-IP limits (functions/http/client-ip.ts): CloudFront's
+ * `CloudFront-Viewer-Address`, believed because the REST authorizer refused every request without
+ * the CDN's origin secret; else the address API Gateway saw. IPv6 counts per /64.
+ */
 export function clientIp(event: APIGatewayProxyEvent): string {
-  return clientIpOf(header(event, 'cloudfront-viewer-address'), event.requestContext?.identity?.sourceIp);
+  return clientIpKey(header(event, 'cloudfront-viewer-address'), event.requestContext?.identity?.sourceIp);
 }
 
 export function createAccess(deps: AccessDeps) {

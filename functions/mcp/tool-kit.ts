@@ -22,8 +22,8 @@ export interface ToolDeps {
     exportInlineMaxBytes: number;
     exportUrlTtlSeconds: number;
     allowPrivateWebhooks: boolean;
-    /** Derives each alert's webhook secret (never stored). */
-    webhookSigningKey: string;
+    /** The key each alert's webhook secret derives from (never stored), read at run time. */
+    webhookSigningKey: () => Promise<string>;
   };
   newId(): string;
 }

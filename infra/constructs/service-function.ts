@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -88,6 +88,34 @@ export class ServiceFunction extends Construct {
     else if (access === 'write') table.grantWriteData(this.fn);
     else table.grantReadWriteData(this.fn);
     this.fn.addEnvironment(envVar, table.tableName);
+    return this;
+  }
+
+  /**
+   * Grants PutItem on the table's items whose partition key starts with `prefix` only (IAM
+   * condition `dynamodb:LeadingKeys`); other items stay read-only to this function.
+   */
+  putItemsUnder(table: ITableV2, prefix: string): this {
+    this.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:PutItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${prefix}*`] } },
+      }),
+    );
+    return this;
+  }
+
+  /** Grants writing objects under `prefix` of the bucket only (PutObject and its variants). */
+  putObjectsUnder(bucket: IBucket, prefix: string): this {
+    bucket.grantPut(this.fn, `${prefix}*`);
+    const logicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnElement);
+    for (const finding of [`Resource::<${logicalId}.Arn>/${prefix}*`, 'Action::s3:Abort*']) {
+      Validations.of(this).acknowledge({
+        id: `AwsSolutions-IAM5[${finding}]`,
+        reason: `Writes limited to the ${prefix} prefix of this one bucket (manifest bucketWritesUnder).`,
+      });
+    }
     return this;
   }
 

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { consume, type LimitPolicy, type LimitStore, limitHeaders } from '../../functions/core/limits.ts';
 import { PROBLEM_CONTENT_TYPE, problem } from '../../functions/core/problems.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
+import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
 import { loadViewerRequest, toCfRequest } from '../edge/load.ts';
 import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, isHttpRoutePath, LIMITS } from '../manifest.ts';
 
@@ -51,6 +52,11 @@ export interface EdgeDeps {
    * behaviour for each, so neither the viewer-request function nor the REST API sees them.
    */
   http?: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+  /**
+   * The origin secret CloudFront adds to every request it sends to the APIs (a custom origin
+   * header), without which their authorizers refuse the request.
+   */
+  originSecret?: () => Promise<string>;
   /** Serves a site path when the site bucket has no such object (local builds, for example). */
   log: (line: string) => void;
   /** Requests per client IP per minute the edge serves itself (the WAF rule's limit in AWS). */
@@ -123,13 +129,17 @@ export function createEdge(deps: EdgeDeps) {
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://edge.local');
+    // On every path, before any routing: CloudFront sets CloudFront-Viewer-Address itself
+    // (replacing any value a client sent; the origin request policy forwards it) and adds the
+    // origin secret as a custom origin header (replacing a viewer header of that name).
+    const ip = req.socket.remoteAddress ?? 'unknown';
+    req.headers['cloudfront-viewer-address'] = `${ip}:${req.socket.remotePort ?? 0}`;
+    delete req.headers[ORIGIN_VERIFY_HEADER];
+    if (deps.originSecret) req.headers[ORIGIN_VERIFY_HEADER] = await deps.originSecret();
     if (deps.http && isHttpRoutePath(url.pathname)) {
       await deps.http(req, res, url);
       return;
     }
-    // CloudFront sets CloudFront-Viewer-Address itself, replacing any value a client sent.
-    const ip = req.socket.remoteAddress ?? 'unknown';
-    req.headers['cloudfront-viewer-address'] = `${ip}:${req.socket.remotePort ?? 0}`;
     const outcome = viewerRequest(
       toCfRequest(req.method ?? 'GET', url, req.headers),
       req.socket.remoteAddress,

@@ -15,6 +15,7 @@ import type {
 } from 'aws-lambda';
 import { PROBLEM_CONTENT_TYPE, PROBLEMS } from '../../functions/core/problems.ts';
 import {
+  AUTHORIZER_RETRY_AFTER_SECONDS,
   GATEWAY_RATELIMIT_POLICY,
   GATEWAY_RESPONSES,
   type GatewayResponseName,
@@ -26,6 +27,7 @@ import { lambdaContext } from './lambda-context.ts';
 export interface AuthorizerVerdict {
   principalId: string;
   usageIdentifierKey?: string;
+  policyDocument?: { Statement: { Effect: string }[] };
   context?: Record<string, string | number | boolean>;
 }
 
@@ -49,6 +51,8 @@ export function gatewayResponse(
       'content-type': PROBLEM_CONTENT_TYPE,
       'access-control-allow-origin': '*',
       'ratelimit-policy': GATEWAY_RATELIMIT_POLICY,
+      // The authorizer could not decide: try again shortly (as the stack's AUTHORIZER_FAILURE).
+      ...(spec.kind === 'unavailable' ? { 'retry-after': String(AUTHORIZER_RETRY_AFTER_SECONDS) } : {}),
     },
     body: gatewayProblemBody(name, JSON.stringify(message), JSON.stringify(`/prod${path}`)),
   };
@@ -162,8 +166,9 @@ export function toRestEvent(
 
 /**
  * Runs the REQUEST authorizer on the request as API Gateway would (caching off, no identity
- * sources): its verdict, or the gateway response that ends the request (`Unauthorized` is 401,
- * any other failure 500).
+ * sources): its verdict, or the gateway response that ends the request: `Unauthorized` is 401
+ * (UNAUTHORIZED), an explicit Deny 403 (ACCESS_DENIED), any other failure 503 with Retry-After
+ * (AUTHORIZER_FAILURE, as the stack configures it).
  */
 export async function runAuthorizer(
   authorize: Authorize,
@@ -175,8 +180,9 @@ export async function runAuthorizer(
     type: 'REQUEST',
     methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/prod/${event.httpMethod}${event.path}`,
   } as unknown as APIGatewayRequestAuthorizerEvent;
+  let verdict: AuthorizerVerdict;
   try {
-    return { verdict: await authorize(authorizerEvent) };
+    verdict = await authorize(authorizerEvent);
   } catch (error: unknown) {
     if (error instanceof Error && error.message === 'Unauthorized') {
       return {
@@ -185,9 +191,23 @@ export async function runAuthorizer(
     }
     log(`gateway: authorizer failed: ${error instanceof Error ? error.stack : String(error)}`);
     return {
-      result: gatewayResponse('Default5xx', 'Internal server error', event.path, 500),
+      result: gatewayResponse(
+        'AuthorizerFailure',
+        'The request could not be authorized just now; retry in a few seconds.',
+        event.path,
+      ),
     };
   }
+  if (verdict.policyDocument?.Statement.some((statement) => statement.Effect === 'Deny')) {
+    return {
+      result: gatewayResponse(
+        'AccessDenied',
+        'User is not authorized to access this resource with an explicit deny',
+        event.path,
+      ),
+    };
+  }
+  return { verdict };
 }
 
 /** Checks a proxy result the way API Gateway does; null when it is malformed. */

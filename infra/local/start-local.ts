@@ -3,21 +3,27 @@
  * (the CloudFront function) and the gateway (REST v1 events), calling the same handler factories
  * that the Lambda entry points use. `startLocal({ port: 0 })` serves `npm start` and the tests.
  */
-import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
+import { createFileSecretSource, ensureFileSecret } from '../../functions/adapters/secrets/files.ts';
 import { EdgeConfigSchema, parseConfig } from '../../functions/config.ts';
 import type { SourceOutcome } from '../../functions/core/ingest.ts';
 import { PROBLEM_CONTENT_TYPE, problem } from '../../functions/core/problems.ts';
+import { currentSecret } from '../../functions/core/secrets.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
 import { createApiHandler } from '../../functions/handlers/api.ts';
 import { createAuthorizerHandler } from '../../functions/handlers/authorizer.ts';
 import { createIngestHandler } from '../../functions/handlers/ingest.ts';
 import { createMcpHandler } from '../../functions/handlers/mcp.ts';
-import { FUNCTIONS, HTTP_ROUTES, ROUTES, SCHEDULES } from '../manifest.ts';
+import { createOriginAuthorizer } from '../../functions/handlers/origin-authorizer.ts';
+import {
+  createOriginCheck,
+  ORIGIN_VERIFY_HEADER,
+  originHeaderOf,
+} from '../../functions/http/origin-verify.ts';
+import { FUNCTIONS, HTTP_ROUTES, isHttpRoutePath, ROUTES, SCHEDULES, SECRETS } from '../manifest.ts';
 import { type DevIdp, startDevIdp } from './dev-idp.ts';
 import { createTables, publishEndpoints, startDynamoOwner, unpublishEndpoints } from './dynamo.ts';
 import { createEdge } from './edge.ts';
@@ -58,6 +64,11 @@ export interface LocalOptions {
 
 export interface LocalService {
   url: string;
+  /**
+   * The origin behind the edge (API Gateway's execute-api URLs in AWS): REST routes and `/mcp`.
+   * Requests sent here skip the edge, so they lack its origin secret and are refused.
+   */
+  originUrl: string;
   dataDir: string;
   endpoints: { dynamodb: string; s3: string };
   /** The MCP endpoint (the OAuth protected resource). */
@@ -84,10 +95,14 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   });
   await createTables(dynamo.endpoint);
   await uploadSite(s3.endpoint);
+  // Secrets Manager's part: one file per secret in DATA_DIR, created once, so the webhook secrets
+  // shown when alerts were created stay valid across restarts.
+  const secrets = createFileSecretSource(dataDir);
+  for (const secret of Object.values(SECRETS)) await ensureFileSecret(dataDir, secret.name);
+  const originCheck = createOriginCheck(secrets, SECRETS.originVerify.name);
 
   const env: Record<string, string | undefined> = {
     AWS_REGION: 'us-east-1',
-    WEBHOOK_SIGNING_KEY: await localSigningKey(dataDir),
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_S3: s3.endpoint,
     ...(options.cbpFeedUrl ? { CBP_FEED_URL: options.cbpFeedUrl } : {}),
@@ -95,14 +110,17 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     ...options.env,
   };
   const apiHandler = createApiHandler(env, clock) as unknown as ProxyHandler;
-  const ingestHandler = createIngestHandler(env, { clock, log });
+  const ingestHandler = createIngestHandler(env, { clock, log, secrets });
   const sweepClient = createDocumentClient({ endpoint: dynamo.endpoint });
   // The stack's REQUEST authorizer, run by the local gateway before the api function.
-  const authorize = createAuthorizerHandler({
-    ...env,
-    PUBLIC_USAGE_KEY: 'local-public-usage-key',
-    KEYED_USAGE_KEY: 'local-keyed-usage-key',
-  });
+  const authorize = createAuthorizerHandler(
+    {
+      ...env,
+      PUBLIC_USAGE_KEY: 'local-public-usage-key',
+      KEYED_USAGE_KEY: 'local-keyed-usage-key',
+    },
+    secrets,
+  );
 
   let ingestRunning: Promise<SourceOutcome[]> | null = null;
   const ingestNow = (): Promise<SourceOutcome[]> => {
@@ -164,6 +182,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     writeResult(res, result, request.method);
   }
 
+  // The HTTP API's Lambda authorizer (identity source: the origin header), run before the mcp function.
+  const authorizeOrigin = createOriginAuthorizer({ origin: originCheck });
   // Bound after the server listens: the resource URL (and the IdP's audience) carry the real port.
   let mcpHandler: HttpApiHandler | undefined;
   async function http(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -174,6 +194,25 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       // An HTTP API answers a path or method without a route with this 404.
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"message":"Not Found"}');
+      return;
+    }
+    // As the HTTP API answers: no identity source 401, not authorized 403, authorizer failure 500.
+    const presented = originHeaderOf(req.headers as Record<string, string | undefined>);
+    let authorized: boolean | null;
+    try {
+      authorized = presented
+        ? (await authorizeOrigin({ headers: { [ORIGIN_VERIFY_HEADER]: presented } })).isAuthorized
+        : null;
+    } catch (error: unknown) {
+      log(`http api: origin authorizer failed: ${error instanceof Error ? error.message : String(error)}`);
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end('{"message":"Internal Server Error"}');
+      return;
+    }
+    if (authorized !== true) {
+      await readBody(req).catch(() => undefined);
+      res.writeHead(authorized === null ? 401 : 403, { 'content-type': 'application/json' });
+      res.end(authorized === null ? '{"message":"Unauthorized"}' : '{"message":"Forbidden"}');
       return;
     }
     if (!mcpHandler) {
@@ -193,6 +232,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     s3Endpoint: s3.endpoint,
     api,
     http,
+    originSecret: () => currentSecret(secrets, SECRETS.originVerify.name),
     log,
     clock,
     edgePerMinute: parseConfig(EdgeConfigSchema, env).EDGE_RATE_LIMIT_PER_MINUTE,
@@ -209,6 +249,22 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     server.once('error', fail);
     server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => ready());
   });
+  // The origin (API Gateway's execute-api URLs): the same gateways without the edge in front, so
+  // a request that skips the CDN is seen as it would be in AWS (refused by the authorizers).
+  const origin = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://origin.local');
+    (isHttpRoutePath(url.pathname) ? http(req, res, url) : api(req, res, url)).catch((error: unknown) => {
+      log(`origin error: ${error instanceof Error ? error.stack : String(error)}`);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end('{"message":"Internal Server Error"}');
+    });
+  });
+  origin.keepAliveTimeout = 5_000;
+  await new Promise<void>((ready, fail) => {
+    origin.once('error', fail);
+    origin.listen(0, '127.0.0.1', () => ready());
+  });
+  const originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
   const address = server.address() as AddressInfo;
   const url = `http://${options.host ?? '127.0.0.1'}:${address.port}`;
   const mcpUrl = `${url}/mcp`;
@@ -230,6 +286,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       MCP_OAUTH_ISSUER: issuer,
     },
     clock,
+    secrets,
   ) as unknown as HttpApiHandler;
   await publishEndpoints(dataDir, { dynamodb: dynamo.endpoint, s3: s3.endpoint, url, issuer, mcp: mcpUrl });
 
@@ -255,6 +312,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   let stopped = false;
   return {
     url,
+    originUrl,
     dataDir,
     endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint },
     mcpUrl,
@@ -267,10 +325,12 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       stopped = true;
       for (const timer of timers) clearInterval(timer);
       await ingestRunning?.catch(() => undefined);
-      await new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      });
+      for (const listening of [server, origin]) {
+        await new Promise<void>((done) => {
+          listening.close(() => done());
+          listening.closeAllConnections();
+        });
+      }
       sweepClient.destroy();
       await idp?.close();
       await unpublishEndpoints(dataDir);
@@ -278,17 +338,4 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       await dynamo.close();
     },
   };
-}
-
-/**
- * The webhook signing key of this data directory (Secrets Manager's part in AWS): created once, so
- * the webhook secrets shown when alerts were created stay valid across restarts.
- */
-async function localSigningKey(dataDir: string): Promise<string> {
-  const file = join(dataDir, 'webhook-signing-key');
-  const existing = await readFile(file, 'utf8').catch(() => '');
-  if (existing.trim().length >= 32) return existing.trim();
-  const key = randomBytes(32).toString('base64url');
-  await writeFile(file, key, { mode: 0o600 });
-  return key;
 }

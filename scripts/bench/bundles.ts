@@ -18,6 +18,7 @@ const outDir = mkdtempSync(join(PROJECT_ROOT, 'node_modules', '.bench-bundles-')
 const entries = [
   ...Object.values(FUNCTIONS),
   { name: 'authorizer', entry: 'functions/handlers/authorizer.ts' },
+  { name: 'origin-authorizer', entry: 'functions/handlers/origin-authorizer.ts' },
 ];
 
 try {

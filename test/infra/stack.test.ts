@@ -3,19 +3,24 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
 import {
+  AUTHORIZER_RETRY_AFTER_SECONDS,
   EDGE_RESPONSE_HEADERS,
   EXPORTS_PREFIX,
   FUNCTIONS,
   GATEWAY_RATELIMIT_POLICY,
   ROUTES,
+  SECRETS,
   TABLES,
 } from '../../infra/manifest.ts';
 import {
+  API_ORIGIN_HEADERS,
   API_PATTERNS,
   BorderWaitsStack,
   HTTP_API_PATTERNS,
   KEYED_USAGE_KEY,
+  MCP_ORIGIN_HEADERS,
   PUBLIC_USAGE_KEY,
   STATIC_VIEW_PATTERNS,
   VIEWER_REQUEST_PATH,
@@ -37,24 +42,67 @@ beforeAll(() => {
   resources = template.toJSON().Resources;
 });
 
+/** The logical id of the origin request policy whose comment starts with `comment`. */
+function originRequestPolicyId(comment: string): string {
+  const found = Object.entries(template.findResources('AWS::CloudFront::OriginRequestPolicy')).find(([, r]) =>
+    String(r.Properties.OriginRequestPolicyConfig.Comment).startsWith(comment),
+  );
+  if (!found) throw new Error(`no origin request policy ${comment}`);
+  return found[0];
+}
+
+function cachePolicyId(comment: string): string {
+  const found = Object.entries(template.findResources('AWS::CloudFront::CachePolicy')).find(([, r]) =>
+    String(r.Properties.CachePolicyConfig.Comment).startsWith(comment),
+  );
+  if (!found) throw new Error(`no cache policy ${comment}`);
+  return found[0];
+}
+
 const logicalId = (construct: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(construct.node.defaultChild as never);
 
-/** Actions the role of `fn` is allowed on resources that reference `resourceId`. */
-function actionsOn(fn: keyof typeof FUNCTIONS, resourceId: string): string[] {
-  const roleId = logicalId(stack.functions[fn].role);
-  const actions: string[] = [];
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+}
+
+const roleOf = (fn: keyof typeof FUNCTIONS | 'authorizer' | 'origin-authorizer') =>
+  fn === 'authorizer'
+    ? stack.authorizerFunction.role
+    : fn === 'origin-authorizer'
+      ? stack.originAuthorizerFunction.role
+      : stack.functions[fn].role;
+
+/** Statements of the role of `fn` on resources that reference `resourceId`. */
+function statementsOn(fn: Parameters<typeof roleOf>[0], resourceId: string): Statement[] {
+  const roleId = logicalId(roleOf(fn));
+  const out: Statement[] = [];
   for (const r of Object.values(resources)) {
     if (r.Type !== 'AWS::IAM::Policy') continue;
     if (!JSON.stringify(r.Properties.Roles).includes(`"${roleId}"`)) continue;
-    const doc = r.Properties.PolicyDocument as {
-      Statement: { Action: string | string[]; Resource: unknown }[];
-    };
+    const doc = r.Properties.PolicyDocument as { Statement: Statement[] };
     for (const st of doc.Statement) {
-      if (JSON.stringify(st.Resource).includes(`"${resourceId}"`)) actions.push(...[st.Action].flat());
+      if (JSON.stringify(st.Resource).includes(`"${resourceId}"`)) out.push(st);
     }
   }
-  return actions;
+  return out;
+}
+
+/** Actions the role of `fn` is allowed on resources that reference `resourceId`. */
+function actionsOn(fn: Parameters<typeof roleOf>[0], resourceId: string): string[] {
+  return statementsOn(fn, resourceId).flatMap((st) => [st.Action].flat());
+}
+
+/** The logical id of the secret whose description contains `description`. */
+function secretId(description: string): string {
+  const found = Object.entries(template.findResources('AWS::SecretsManager::Secret')).find(([, r]) =>
+    String(r.Properties.Description).includes(description),
+  );
+  if (!found) throw new Error(`no secret described as ${description}`);
+  return found[0];
 }
 
 describe('tables from the manifest', () => {
@@ -93,7 +141,8 @@ describe('functions', () => {
         LoggingConfig: { LogGroup: Match.anyValue() },
       },
     });
-    expect(Object.keys(fns)).toHaveLength(Object.keys(FUNCTIONS).length + 1);
+    // Plus the REST key authorizer and the HTTP API's origin authorizer.
+    expect(Object.keys(fns)).toHaveLength(Object.keys(FUNCTIONS).length + 2);
   });
   it('log groups have a retention', () => {
     const groups = Object.values(template.findResources('AWS::Logs::LogGroup'));
@@ -104,7 +153,7 @@ describe('functions', () => {
     const roles = Object.values(template.findResources('AWS::IAM::Role')).filter((r) =>
       JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com'),
     );
-    expect(roles).toHaveLength(Object.keys(FUNCTIONS).length + 1);
+    expect(roles).toHaveLength(Object.keys(FUNCTIONS).length + 2);
     for (const r of roles) expect(r.Properties.ManagedPolicyArns).toBeUndefined();
   });
   it('the grants follow the access map: api reads observations, never writes; ingest writes', () => {
@@ -117,20 +166,56 @@ describe('functions', () => {
       expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:BatchWriteItem']),
     );
     expect(actionsOn('ingest', logicalId(stack.tables.keys))).toEqual([]);
-    expect(actionsOn('api', logicalId(stack.tables.keys))).toContain('dynamodb:PutItem');
   });
-  it('only ingest and mcp get the webhook signing key, as a Secrets Manager dynamic reference', () => {
-    const withKey = Object.values(template.findResources('AWS::Lambda::Function'))
-      .filter((fn) => fn.Properties.Environment?.Variables?.WEBHOOK_SIGNING_KEY !== undefined)
+  it('the api function reads keys and writes only key requests (PutItem under REQUEST#)', () => {
+    const keys = logicalId(stack.tables.keys);
+    const statements = statementsOn('api', keys);
+    const writes = statements.filter((st) =>
+      [st.Action].flat().some((a) => /Put|Update|Delete|BatchWrite|\*$/.test(a)),
+    );
+    expect(writes).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:PutItem',
+        Resource: { 'Fn::GetAtt': [keys, 'Arn'] },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['REQUEST#*'] } },
+      },
+    ]);
+    expect(actionsOn('api', keys)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Scan']));
+  });
+  it('the mcp function reads the data bucket and writes only under exports/', () => {
+    const data = logicalId(stack.buckets.data);
+    const writes = statementsOn('mcp', data).filter((st) =>
+      [st.Action].flat().some((a) => /^s3:(Put|Delete|Abort)/.test(a)),
+    );
+    expect(writes.length).toBeGreaterThan(0);
+    for (const st of writes) {
+      expect(JSON.stringify(st.Resource)).toContain(`/${EXPORTS_PREFIX}*`);
+      expect([st.Action].flat().filter((a) => a.startsWith('s3:Delete'))).toEqual([]);
+    }
+    expect(actionsOn('mcp', data)).toEqual(expect.arrayContaining(['s3:GetObject*']));
+    // ingest still publishes anywhere in the bucket
+    expect(actionsOn('ingest', data)).toEqual(expect.arrayContaining(['s3:PutObject']));
+  });
+  it('only ingest and mcp may read the webhook signing key, and their environment holds only its ARN', () => {
+    const secret = secretId('HMAC key');
+    const fns = Object.values(template.findResources('AWS::Lambda::Function'));
+    const withKey = fns
+      .filter((fn) => fn.Properties.Environment?.Variables?.[SECRETS.webhookSigningKey.envVar] !== undefined)
       .map((fn) => fn.Properties.Description)
       .sort();
     expect(withKey).toEqual([FUNCTIONS.ingest.description, FUNCTIONS.mcp.description].sort());
-    const reference = JSON.stringify(
-      Object.values(template.findResources('AWS::Lambda::Function')).find(
-        (fn) => fn.Properties.Description === FUNCTIONS.ingest.description,
-      )?.Properties.Environment.Variables.WEBHOOK_SIGNING_KEY,
-    );
-    expect(reference).toContain('{{resolve:secretsmanager:');
+    for (const fn of fns) {
+      const variables = fn.Properties.Environment?.Variables ?? {};
+      // No secret value is resolved into any function's environment.
+      expect(JSON.stringify(variables)).not.toContain('resolve:secretsmanager');
+      expect(variables.WEBHOOK_SIGNING_KEY).toBeUndefined();
+      if (variables[SECRETS.webhookSigningKey.envVar] !== undefined)
+        expect(variables[SECRETS.webhookSigningKey.envVar]).toEqual({ Ref: secret });
+    }
+    for (const fn of ['ingest', 'mcp'] as const)
+      expect(actionsOn(fn, secret)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue']));
+    expect(actionsOn('api', secret)).toEqual([]);
   });
   it('env vars carry the physical names', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -207,14 +292,17 @@ describe('CloudFront', () => {
     const order = config.CacheBehaviors.map((b) => b.PathPattern);
     expect(order.indexOf('/api/v1/ports*')).toBeLessThan(order.indexOf('/api/*'));
   });
-  it('api behaviours: caching disabled, all viewer headers except Host', () => {
+  it('api behaviours: caching disabled, the explicit origin request policy', () => {
+    const policy = originRequestPolicyId('REST API');
     for (const b of config.CacheBehaviors.filter((x) => x.TargetOriginId === 'api')) {
       expect(b.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
-      expect(b.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+      expect(b.OriginRequestPolicyId).toEqual({ Ref: policy });
     }
   });
   it('view cache policies honour origin Cache-Control (MinTTL 0) and compress', () => {
-    const policies = Object.values(template.findResources('AWS::CloudFront::CachePolicy'));
+    const policies = Object.values(template.findResources('AWS::CloudFront::CachePolicy')).filter(
+      (p) => !String(p.Properties.CachePolicyConfig.Comment).startsWith('MCP'),
+    );
     expect(policies.length).toBeGreaterThanOrEqual(4);
     for (const p of policies) {
       const c = p.Properties.CachePolicyConfig;
@@ -316,8 +404,8 @@ describe('MCP over the HTTP API (WWW-Authenticate must survive)', () => {
     for (const pattern of HTTP_API_PATTERNS) {
       const b = behaviors.find((x) => x.PathPattern === pattern);
       expect(b?.TargetOriginId, pattern).toBe('mcp');
-      expect(b?.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
-      expect(b?.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+      expect(b?.CachePolicyId).toEqual({ Ref: cachePolicyId('MCP') });
+      expect(b?.OriginRequestPolicyId).toEqual({ Ref: originRequestPolicyId('MCP HTTP API') });
       expect(b?.AllowedMethods).toContain('POST');
       expect(b?.FunctionAssociations).toBeUndefined();
     }
@@ -464,6 +552,22 @@ describe('operations', () => {
     });
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
+  it('the alarm topic is encrypted with its own KMS key, whose policy lets CloudWatch publish', () => {
+    const keyId = logicalId(stack.alarmKey);
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
+    const key = resources[keyId];
+    expect(key?.Type).toBe('AWS::KMS::Key');
+    expect(key?.Properties.EnableKeyRotation).toBe(true);
+    const policy = key?.Properties.KeyPolicy as { Statement: (Statement & { Principal: unknown })[] };
+    const statements = policy.Statement;
+    const cloudwatch = statements.find((st) =>
+      JSON.stringify(st.Principal).includes('cloudwatch.amazonaws.com'),
+    );
+    expect(cloudwatch?.Effect).toBe('Allow');
+    expect([cloudwatch?.Action].flat()).toEqual(
+      expect.arrayContaining(['kms:Decrypt', 'kms:GenerateDataKey*']),
+    );
+  });
   it('every alarm notifies the alarm topic (SSL only, encrypted) when it fires and when it clears', () => {
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
@@ -480,13 +584,14 @@ describe('operations', () => {
     }
     template.hasOutput('AlarmTopicArn', {});
   });
-  it('outputs BaseUrl, ApiUrl and the keys table name', () => {
+  it('outputs BaseUrl and the keys table name, and no execute-api URL', () => {
     template.hasOutput('BaseUrl', {});
-    template.hasOutput('ApiUrl', {});
+    expect(template.findOutputs('ApiUrl')).toEqual({});
+    expect(JSON.stringify(template.toJSON().Outputs)).not.toContain('execute-api');
     template.hasOutput('KeysTableName', { Value: { Ref: logicalId(stack.tables.keys) } });
   });
   it('webhook key in Secrets Manager, IdP settings in SSM feeding the mcp function', () => {
-    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 2);
     const parameters = template.findResources('AWS::SSM::Parameter');
     expect(Object.keys(parameters)).toHaveLength(2);
     const idOf = (description: string) =>
@@ -497,6 +602,113 @@ describe('operations', () => {
     const variables = mcp?.Properties.Environment.Variables;
     expect(variables.MCP_OAUTH_ISSUER).toEqual({ 'Fn::GetAtt': [idOf('OAuth issuer'), 'Value'] });
     expect(variables.MCP_OAUTH_AUDIENCE).toEqual({ 'Fn::GetAtt': [idOf('Expected aud'), 'Value'] });
+  });
+});
+
+describe('only the CDN reaches the APIs, and it vouches for the viewer address', () => {
+  let origins: Json[];
+  beforeAll(() => {
+    const dist = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0];
+    origins = dist?.Properties.DistributionConfig.Origins;
+  });
+
+  it('CloudFront adds the origin secret, a Secrets Manager dynamic reference, to both API origins', () => {
+    const secret = secretId('x-origin-verify');
+    for (const id of ['api', 'mcp']) {
+      const origin = origins.find((o) => o.Id === id) as { OriginCustomHeaders?: Json[] };
+      const header = origin.OriginCustomHeaders?.find((h) => h.HeaderName === ORIGIN_VERIFY_HEADER);
+      const value = JSON.stringify(header?.HeaderValue);
+      expect(value, id).toContain('{{resolve:secretsmanager:');
+      expect(value, id).toContain(secret);
+    }
+    for (const id of ['site', 'data']) {
+      const origin = origins.find((o) => o.Id === id) as { OriginCustomHeaders?: Json[] };
+      expect(JSON.stringify(origin.OriginCustomHeaders ?? [])).not.toContain(ORIGIN_VERIFY_HEADER);
+    }
+  });
+
+  it('a given secret version can be pinned after a rotation', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const pinned = new BorderWaitsStack(app, 'Pinned', {
+      env: { account: '123456789012', region: 'us-east-1' },
+      originSecretVersion: 'v-2',
+    });
+    expect(JSON.stringify(Template.fromStack(pinned).toJSON())).toMatch(/SecretString:::v-2}}/);
+  });
+
+  it.each([
+    ['REST API', API_ORIGIN_HEADERS],
+    ['MCP HTTP API', MCP_ORIGIN_HEADERS],
+  ])(
+    'the %s origin request policy forwards CloudFront-Viewer-Address explicitly, never Host',
+    (name, headers) => {
+      const policy = resources[originRequestPolicyId(name)]?.Properties.OriginRequestPolicyConfig as {
+        HeadersConfig: { HeaderBehavior: string; Headers: string[] };
+      };
+      expect(policy.HeadersConfig.HeaderBehavior).toBe('whitelist');
+      expect(policy.HeadersConfig.Headers).toContain('CloudFront-Viewer-Address');
+      expect(policy.HeadersConfig.Headers).toEqual(headers);
+      expect(policy.HeadersConfig.Headers.map((h) => h.toLowerCase())).not.toContain('host');
+    },
+  );
+
+  it('MCP requests keep their Authorization header (through the cache policy) and are not cached', () => {
+    const policy = resources[cachePolicyId('MCP')]?.Properties.CachePolicyConfig as {
+      MaxTTL: number;
+      ParametersInCacheKeyAndForwardedToOrigin: { HeadersConfig: unknown };
+    };
+    expect(policy.ParametersInCacheKeyAndForwardedToOrigin.HeadersConfig).toEqual({
+      HeaderBehavior: 'whitelist',
+      Headers: ['Authorization'],
+    });
+    expect(policy.MaxTTL).toBeLessThanOrEqual(1);
+  });
+
+  it('the REST authorizer reads the origin secret (its ARN in the environment, GetSecretValue on it)', () => {
+    const secret = secretId('x-origin-verify');
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.handler',
+      Environment: { Variables: Match.objectLike({ [SECRETS.originVerify.envVar]: { Ref: secret } }) },
+      Description: Match.stringLikeRegexp('REQUEST authorizer'),
+    });
+    expect(actionsOn('authorizer', secret)).toContain('secretsmanager:GetSecretValue');
+    expect(actionsOn('origin-authorizer', secret)).toContain('secretsmanager:GetSecretValue');
+    for (const fn of ['api', 'mcp', 'ingest'] as const) expect(actionsOn(fn, secret)).toEqual([]);
+  });
+
+  it('every HTTP API route runs the origin authorizer (identity source: the header, no caching)', () => {
+    const authorizers = template.findResources('AWS::ApiGatewayV2::Authorizer');
+    expect(Object.keys(authorizers)).toHaveLength(1);
+    const [authorizerId, authorizer] = Object.entries(authorizers)[0] as [string, { Properties: Json }];
+    expect(authorizer.Properties).toMatchObject({
+      AuthorizerType: 'REQUEST',
+      IdentitySource: [`$request.header.${ORIGIN_VERIFY_HEADER}`],
+      EnableSimpleResponses: true,
+      AuthorizerPayloadFormatVersion: '2.0',
+      AuthorizerResultTtlInSeconds: 0,
+    });
+    expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(
+      logicalId(stack.originAuthorizerFunction.fn),
+    );
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
+    expect(routes.length).toBeGreaterThanOrEqual(3);
+    for (const route of routes) {
+      expect(route.Properties.AuthorizationType, route.Properties.RouteKey).toBe('CUSTOM');
+      expect(route.Properties.AuthorizerId).toEqual({ Ref: authorizerId });
+    }
+  });
+
+  it('an authorizer that cannot decide (store unreachable) is a 503 with Retry-After, not a 500', () => {
+    for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR']) {
+      template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        StatusCode: '503',
+        ResponseParameters: Match.objectLike({
+          'gatewayresponse.header.Retry-After': `'${AUTHORIZER_RETRY_AFTER_SECONDS}'`,
+          'gatewayresponse.header.Content-Type': "'application/problem+json'",
+        }),
+      });
+    }
   });
 });
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlertStore } from '../../functions/adapters/dynamo/alerts.ts';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
 import { createHealthStore } from '../../functions/adapters/dynamo/health.ts';
+import { createFileSecretSource } from '../../functions/adapters/secrets/files.ts';
 import type { Alert } from '../../functions/core/alerts.ts';
 import { ConcurrentUpdateError } from '../../functions/core/errors.ts';
 import type { SourceOutcome } from '../../functions/core/ingest.ts';
@@ -106,11 +107,10 @@ function anotherInstance(stack: TestStack, log: (line: string) => void) {
       AWS_ENDPOINT_URL_S3: stack.service.endpoints.s3,
       CBP_FEED_URL: stack.simulator.cbpXmlUrl,
       CBSA_FEED_URL: stack.simulator.cbsaEnUrl,
-      WEBHOOK_SIGNING_KEY: 'another-instance-signing-key-of-32-characters',
       FEED_TIMEOUT_MS: '1500',
       ...ENV,
     },
-    { clock: stack.clock, log },
+    { clock: stack.clock, log, secrets: createFileSecretSource(stack.service.dataDir) },
   );
   return (): Promise<SourceOutcome[]> =>
     handler({} as never, lambdaContext(FUNCTIONS.ingest.name, FUNCTIONS.ingest.timeoutSeconds));

@@ -368,7 +368,9 @@ describe('architecture', () => {
     });
 
     it('accepts a type-only import of zod', () => {
-      expect(violations('functions/core/planted.ts', "import type { z } from 'zod';\n", manifest)).toEqual([]);
+      expect(violations('functions/core/planted.ts', "import type { z } from 'zod';\n", manifest)).toEqual(
+        [],
+      );
     });
 
     it('ignores imports inside comments', () => {

@@ -91,7 +91,9 @@ export const registerCreateAlert: ToolRegistrar = (server, deps) => {
         }
         const nowIso = new Date(deps.clock.now()).toISOString();
         const id = `al_${deps.newId()}`;
-        const secret = input.webhook_url ? webhookSecretOf(deps.settings.webhookSigningKey, id) : null;
+        const secret = input.webhook_url
+          ? webhookSecretOf(await deps.settings.webhookSigningKey(), id)
+          : null;
         const alert: Alert = {
           id,
           owner: owner,

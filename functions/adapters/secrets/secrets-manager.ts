@@ -1,0 +1,51 @@
+/**
+ * Secrets Manager as a SecretSource: `AWSCURRENT` and, when a rotation left one, `AWSPREVIOUS`,
+ * cached per warm function for `ttlMs` so a request costs no API call. A failed read is not
+ * cached: the next call tries again. The endpoint comes from `AWS_ENDPOINT_URL_SECRETS_MANAGER`
+ * when set (the SDK reads it).
+ */
+import {
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import type { SecretSource } from '../../core/secrets.ts';
+
+export const SECRET_CACHE_MS = 5 * 60_000;
+
+export function createSecretsManagerSource(
+  options: { client?: SecretsManagerClient; ttlMs?: number; now?: () => number } = {},
+): SecretSource {
+  const client = options.client ?? new SecretsManagerClient({ maxAttempts: 3 });
+  const ttlMs = options.ttlMs ?? SECRET_CACHE_MS;
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, { atMs: number; values: Promise<string[]> }>();
+
+  async function stage(id: string, versionStage: string): Promise<string | null> {
+    try {
+      const out = await client.send(new GetSecretValueCommand({ SecretId: id, VersionStage: versionStage }));
+      return out.SecretString ?? null;
+    } catch (error: unknown) {
+      // A secret never rotated has no AWSPREVIOUS version.
+      if (versionStage === 'AWSPREVIOUS' && error instanceof ResourceNotFoundException) return null;
+      throw error;
+    }
+  }
+
+  return {
+    values(id) {
+      const hit = cache.get(id);
+      const at = now();
+      if (hit && at - hit.atMs < ttlMs) return hit.values;
+      const values = Promise.all([stage(id, 'AWSCURRENT'), stage(id, 'AWSPREVIOUS')]).then(
+        ([current, previous]) => {
+          if (!current) throw new Error(`secret ${id} has no current string value`);
+          return previous && previous !== current ? [current, previous] : [current];
+        },
+      );
+      cache.set(id, { atMs: at, values });
+      values.catch(() => cache.delete(id));
+      return values;
+    },
+  };
+}
