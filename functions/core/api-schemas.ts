@@ -68,6 +68,7 @@ export const BODY_EXAMPLES = {
     to: GENERATED_AT,
     count: 1,
     truncated: false,
+    next: null,
     observations: [
       {
         direction: 'into-us',
@@ -213,7 +214,14 @@ export const ObservationsBodySchema = z
     from: Timestamp,
     to: Timestamp,
     count: z.int().min(0),
-    truncated: z.boolean().optional().describe('True when older observations were left off'),
+    truncated: z.boolean().optional().describe('True when more pages follow (`next`)'),
+    next: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        'The next page (path and query, with its opaque `cursor`), also sent as `Link: <...>; rel="next"`; null on the last page',
+      ),
     observations: z.array(ObservationSchema),
   })
   .meta({ id: 'ObservationsBody' });

@@ -32,7 +32,7 @@ import {
   bucketKey,
   contributionsOfDay,
   localBucketOf,
-  localDayRange,
+  localHourRange,
   ROLLUP_MAX_AGE_DAYS,
   type RollupStore,
 } from './rollups.ts';
@@ -255,10 +255,11 @@ async function store(
   }
   await deps.observations.putMany(fresh);
 
-  // 2. Rollups of the touched port-local date-hours, recomputed from all their observations.
+  // 2. Rollups of the touched port-local date-hours, each recomputed from all its observations
+  //    (one or two hours of them).
   const touched = new Map<
     string,
-    { portId: string; localDate: string; zone: string; buckets: Set<string> }
+    { portId: string; localDate: string; hour: number; zone: string; buckets: Set<string> }
   >();
   const oldest = fetchedAtMs - ROLLUP_MAX_AGE_DAYS * 86_400_000;
   for (const observation of fresh) {
@@ -266,20 +267,21 @@ async function store(
     if (at < oldest || observation.delayMinutes === null) continue;
     const zone = zoneOf(observation.portId, zones.get(observation.portId) ?? null);
     const bucket = localBucketOf(at, zone);
-    const key = `${observation.portId}#${bucket.localDate}`;
+    const key = `${observation.portId}#${bucket.localDate}#${bucket.hour}`;
     const entry = touched.get(key) ?? {
       portId: observation.portId,
       localDate: bucket.localDate,
+      hour: bucket.hour,
       zone,
       buckets: new Set(),
     };
     entry.buckets.add(bucketKey(observation, bucket.hour));
     touched.set(key, entry);
   }
-  const contributions = await mapLimit([...touched.values()], 4, async (day) => {
-    const range = localDayRange(day.localDate, day.zone);
-    const dayObservations = await deps.observations.query(day.portId, range.startMs, range.endMs - 1);
-    return contributionsOfDay(day.portId, day.localDate, day.zone, dayObservations, day.buckets);
+  const contributions = await mapLimit([...touched.values()], 8, async (hour) => {
+    const range = localHourRange(hour.localDate, hour.hour, hour.zone);
+    const hourObservations = await deps.observations.query(hour.portId, range.startMs, range.endMs - 1);
+    return contributionsOfDay(hour.portId, hour.localDate, hour.zone, hourObservations, hour.buckets);
   });
   await deps.rollups.putContributions(contributions.flat());
   const touchedPorts = new Set([...touched.values()].map((day) => day.portId));

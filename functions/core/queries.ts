@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { InvalidQueryError } from './errors.ts';
 import { BORDERS, DIRECTIONS, LANES, MODES, RETENTION_HOURS } from './model.ts';
 
-/** The most observations one response carries; older ones are left off (`truncated: true`). */
+/** The most observations one page carries; the rest follow page by page (`next`). */
 export const MAX_OBSERVATIONS = 10_000;
 
 export const PortIdSchema = z
@@ -43,6 +43,11 @@ export const ObservationsQuerySchema = z.object({
   direction: z.enum(DIRECTIONS).optional(),
   mode: z.enum(MODES).optional(),
   lane: z.enum(LANES).optional(),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,1024}$/, 'the opaque `next` cursor of a previous page, unchanged')
+    .optional()
+    .describe("Where the next page starts: the `cursor` of the previous page's `next` link, unchanged"),
 });
 
 export type PortsQuery = z.infer<typeof PortsQuerySchema>;

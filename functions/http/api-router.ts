@@ -11,6 +11,7 @@ import {
   parseQuery,
 } from '../core/queries.ts';
 import type { ReadApi, ReadResult } from '../core/read-api.ts';
+import { SITE_URL } from '../core/site.ts';
 import type { Access } from './access.ts';
 import { acceptedResponse, type createKeyRequestHandler } from './key-requests.ts';
 import { problemFromError } from './problem.ts';
@@ -68,6 +69,17 @@ function render(
     keyed ? { ...document, cacheControl: privateCache(document.cacheControl) } : document,
     headers,
   );
+}
+
+/**
+ * A paged answer names its next page in an RFC 8288 `Link` header too (beside the attribution
+ * link every response carries), relative to the request's origin.
+ */
+function nextLink(result: ReadResult): Record<string, string> {
+  if (result.kind !== 'json') return {};
+  const next = (result.body as { next?: unknown } | null)?.next;
+  if (typeof next !== 'string') return {};
+  return { link: `<${SITE_URL}>; rel="author", <${next}>; rel="next"` };
 }
 
 /** The document changes only with a deployment; a fixed date keeps its validators stable. */
@@ -129,7 +141,8 @@ export function createApiRouter(deps: ApiRouterDeps) {
         }
         return jsonResponse(event, openApiDocument, limit);
       }
-      return render(event, await (handler as NonNullable<typeof handler>)(queryParams(event)), limit, keyed);
+      const result = await (handler as NonNullable<typeof handler>)(queryParams(event));
+      return render(event, result, { ...limit, ...nextLink(result) }, keyed);
     } catch (error: unknown) {
       const value = problemFromError(error, path);
       if (value.status >= 500)

@@ -23,6 +23,7 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../core/problems.ts';
 import {
   AveragesQuerySchema,
   CurrentQuerySchema,
+  MAX_OBSERVATIONS,
   ObservationsQuerySchema,
   PortsQuerySchema,
 } from '../core/queries.ts';
@@ -92,7 +93,10 @@ function headers(options: OpenApiOptions): Record<string, Json> {
       pattern: 'max-age=\\d+',
     }),
     LastModified: header('When the data last changed (HTTP-date)'),
-    Link: header('Attribution: the site, rel="author"', { type: 'string', pattern: 'rel="author"' }),
+    Link: header(
+      'Attribution: the site, rel="author"; a wait-observations page that is not the last also names the next page, rel="next" (RFC 8288)',
+      { type: 'string', pattern: 'rel="author"' },
+    ),
     RateLimitPolicy: header(
       `The quotas that apply (draft-ietf-httpapi-ratelimit-headers): ${policyHeader(...policies)}; "edge";q=${options.edgePerMinute};w=60 on CDN answers`,
       { type: 'string', pattern: '^"[a-z-]+";q=\\d+;w=\\d+(, *"[a-z-]+";q=\\d+;w=\\d+)*$' },
@@ -314,7 +318,10 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         '/api/v1/wait-observations',
         'listWaitObservations',
         'Wait observations',
-        `Raw observations of one port, oldest first; hours defaults to 24 and is clamped to ${RETENTION_HOURS} (the retention).`,
+        `Raw observations of one port, oldest first; hours defaults to 24 and is clamped to ${RETENTION_HOURS} (the retention). ` +
+          `The whole window comes page by page, at most ${MAX_OBSERVATIONS} observations a page: while more follow, the body's \`next\` ` +
+          'and a `Link: <...>; rel="next"` header give the next page (the same query with an opaque `cursor`); every observation ' +
+          'of the window is on exactly one page. A cursor that was not issued by this API is a 400.',
         ObservationsQuerySchema,
         { $ref: `${REF}ObservationsBody` },
         BODY_EXAMPLES.observations,
