@@ -5,6 +5,7 @@ import { FUNCTIONS } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLeaseStore } from '../adapters/dynamo/lease.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
+import { createTelemetry, type Telemetry, type TelemetryOptions } from '../adapters/powertools/telemetry.ts';
 import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
@@ -12,8 +13,23 @@ import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../c
 import { evaluateAlerts } from '../core/alerts.ts';
 import { runIngestCycle, type SourceOutcome } from '../core/ingest.ts';
 import { withLease } from '../core/lease.ts';
+import { METRIC_NAMES } from '../core/metrics.ts';
 import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
+
+/** The cycle's metrics: the stack's FeedsFailing alarm reads FeedFailures. */
+function countOutcomes(telemetry: Telemetry, outcomes: readonly SourceOutcome[]): void {
+  const failures = outcomes.filter((o) => o.outcome === 'failed' || o.outcome === 'refused').length;
+  telemetry.count(METRIC_NAMES.feedFailures, failures);
+  telemetry.count(
+    METRIC_NAMES.newObservations,
+    outcomes.reduce((sum, o) => sum + o.newObservations, 0),
+  );
+  telemetry.count(
+    METRIC_NAMES.rejects,
+    outcomes.reduce((sum, o) => sum + o.rejects, 0),
+  );
+}
 
 /** Kept free at the end of the function's time for the last writes after the alert deadline. */
 const ALERT_MARGIN_MS = 5_000;
@@ -21,7 +37,7 @@ const ALERT_MARGIN_MS = 5_000;
 /** The ingest function for a given environment (the local runtime passes its own). */
 export function createIngestHandler(
   env: Record<string, string | undefined>,
-  options: { clock?: Clock; log?: (line: string) => void; secrets?: SecretSource } = {},
+  options: { clock?: Clock; secrets?: SecretSource } & TelemetryOptions = {},
 ) {
   const config = parseConfig(IngestWithAlertsConfigSchema, env);
   const clock = options.clock ?? systemClock;
@@ -32,7 +48,8 @@ export function createIngestHandler(
     createHttpFeedSource({ source: 'cbp', url: config.CBP_FEED_URL, ...feed }),
     createHttpFeedSource({ source: 'cbsa', url: config.CBSA_FEED_URL, ...feed }),
   ];
-  const log = options.log ?? ((line: string) => console.log(line));
+  const telemetry = createTelemetry('ingest', options);
+  const log = (line: string) => telemetry.log(line);
   const alerts = createAlertStore(stores.dynamo, settings.tables.alerts);
   // The lease is about real time (how long a cycle may run), never the simulated clock.
   const leases = createLeaseStore(stores.dynamo, settings.tables.health);
@@ -55,6 +72,8 @@ export function createIngestHandler(
       },
       async () => {
         const outcomes = await runIngestCycle({ ...stores, sources, clock, log });
+        countOutcomes(telemetry, outcomes);
+        telemetry.flush();
         // After the cycle, on whatever the latest readings now are: stale ones never fire.
         const left = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
         await currentSecret(secrets, config.WEBHOOK_SIGNING_KEY_SECRET)
@@ -73,9 +92,7 @@ export function createIngestHandler(
               },
             }),
           )
-          .catch((error: unknown) =>
-            log(`alerts: evaluation failed: ${error instanceof Error ? error.message : String(error)}`),
-          );
+          .catch((error: unknown) => telemetry.error('alerts: evaluation failed', error));
         return outcomes;
       },
     );
