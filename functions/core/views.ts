@@ -33,7 +33,11 @@ export const DOCUMENT_KEYS = {
  * other document, since the indexes (port lists, current views, events, the main RSS feed) list
  * ports whose leaves must already answer. A new per-port view adds its prefix here.
  */
-export const PORT_DOCUMENT_PREFIXES: readonly string[] = ['v1/port-hourly-averages/', 'rss/ports/'];
+export const PORT_DOCUMENT_PREFIXES: readonly string[] = [
+  'v1/port-hourly-averages/',
+  'v1/port-forecast/',
+  'rss/ports/',
+];
 
 /** Whether `key` is a per-port document (see {@link PORT_DOCUMENT_PREFIXES}). */
 export function isPortDocument(key: string): boolean {
