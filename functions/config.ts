@@ -43,6 +43,7 @@ const tableNames = {
   [TABLES.keys.envVar]: text(TABLES.keys.name, 3),
   [TABLES.limits.envVar]: text(TABLES.limits.name, 3),
   [TABLES.alerts.envVar]: text(TABLES.alerts.name, 3),
+  [TABLES.forecasts.envVar]: text(TABLES.forecasts.name, 3),
   [BUCKETS.data.envVar]: text(BUCKETS.data.name, 3),
 } as const;
 

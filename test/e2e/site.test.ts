@@ -161,16 +161,20 @@ describe.skipIf(skipReason !== '')(
     it('home lists every crossing of the demo data with its wait, and a filter narrows it', async () => {
       expect(ports.length).toBeGreaterThan(0);
       const page = await open('/', '#waits tbody tr');
-      // A driver's default: passenger lanes only.
+      // A driver's default: the passenger standard lanes (not FAST, not the trusted-traveller lanes).
       const passenger = ports.reduce(
-        (n, p) => n + p.current.lanes.filter((l) => l.mode === 'passenger').length,
+        (n, p) => n + p.current.lanes.filter((l) => l.mode === 'passenger' && l.lane === 'standard').length,
         0,
       );
       await expect.poll(() => page.locator('#waits tbody tr').count()).toBe(passenger);
       expect(await page.locator('#waits tbody tr td:nth-child(3)').allTextContents()).toEqual(
         Array(passenger).fill('Passenger'),
       );
+      expect(await page.locator('#waits tbody tr td:nth-child(4)').allTextContents()).toEqual(
+        Array(passenger).fill('Standard'),
+      );
       await page.selectOption('#f-mode', '');
+      await page.selectOption('#f-lane', '');
       const lanes = ports.reduce((n, p) => n + p.current.lanes.length, 0);
       await expect.poll(() => page.locator('#waits tbody tr').count()).toBe(lanes);
       for (const port of ports) {
