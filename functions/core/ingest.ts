@@ -13,6 +13,7 @@ import { mapLimit } from './concurrency.ts';
 import { DomainError, FeedRefusedError } from './errors.ts';
 import { feedEvent, mergeEvents, portEvents } from './events.ts';
 import { detectFormat, parseFeed } from './feeds/index.ts';
+import { type ForecastStore, runForecastCycle } from './forecast-cycle.ts';
 import type {
   FeedHealth,
   LatestPortState,
@@ -60,6 +61,8 @@ export interface IngestDeps {
   documents: DocumentStore;
   clock: Clock;
   log?: (line: string) => void;
+  /** With it, each cycle ends with the forecast step (once per 15-minute slot). */
+  forecasts?: ForecastStore;
 }
 
 export interface SourceOutcome {
@@ -127,6 +130,12 @@ export async function runIngestCycle(deps: IngestDeps): Promise<SourceOutcome[]>
     );
   }
   await publish(deps, pendingAverages);
+  if (deps.forecasts) {
+    // A failed forecast step loses nothing: the slot stays unmarked and the next cycle redoes it.
+    await runForecastCycle({ ...deps, forecasts: deps.forecasts }).catch((error: unknown) =>
+      deps.log?.(`forecast: step failed: ${messageOf(error)}`),
+    );
+  }
   return outcomes;
 }
 

@@ -29,6 +29,12 @@ export const AveragesQuerySchema = z.object({
   port_id: PortIdSchema,
 });
 
+export const ForecastQuerySchema = z.object({
+  port_id: PortIdSchema,
+});
+
+export const ForecastSkillQuerySchema = z.object({});
+
 const HoursSchema = z
   .string()
   .regex(/^\d{1,9}$/, 'an integer number of hours >= 1')
@@ -54,6 +60,7 @@ export type PortsQuery = z.infer<typeof PortsQuerySchema>;
 export type CurrentQuery = z.infer<typeof CurrentQuerySchema>;
 export type AveragesQuery = z.infer<typeof AveragesQuerySchema>;
 export type ObservationsQuery = z.infer<typeof ObservationsQuerySchema>;
+export type ForecastQuery = z.infer<typeof ForecastQuerySchema>;
 
 /**
  * Parses raw query parameters (first value of each) with `schema`; every bad parameter becomes one

@@ -3,10 +3,12 @@
  * publisher wrote (so keyed and CDN answers are byte-identical); observations are queried live.
  */
 import { InvalidQueryError, NotFoundError } from './errors.ts';
+import { portForecastBody } from './forecast-views.ts';
 import { type Observation, type PublishedDocument, RETENTION_HOURS } from './model.ts';
 import {
   type AveragesQuery,
   type CurrentQuery,
+  type ForecastQuery,
   MAX_OBSERVATIONS,
   type ObservationsQuery,
   type PortsQuery,
@@ -115,6 +117,24 @@ export function createReadApi(deps: ReadApiDeps) {
         body: [],
         cacheControl: CACHE_CONTROL.averages,
         lastModified: new Date(deps.clock.now()).toUTCString(),
+      };
+    },
+    async forecast(query: ForecastQuery): Promise<ReadResult> {
+      const port = await resolvePort(query.port_id);
+      const document = await deps.documents.get(DOCUMENT_KEYS.forecast(query.port_id));
+      if (document) return { kind: 'document', document };
+      // A known port with no forecast issued yet: no lanes, never an invented number.
+      return {
+        kind: 'json',
+        body: portForecastBody(port.id, null, {}),
+        cacheControl: CACHE_CONTROL.forecast,
+        lastModified: new Date(deps.clock.now()).toUTCString(),
+      };
+    },
+    async forecastSkill(): Promise<ReadResult> {
+      return {
+        kind: 'document',
+        document: await requireDocument(DOCUMENT_KEYS.forecastSkill, 'the forecast skill summary'),
       };
     },
     /**

@@ -6,6 +6,8 @@ import { problem } from '../core/problems.ts';
 import {
   AveragesQuerySchema,
   CurrentQuerySchema,
+  ForecastQuerySchema,
+  ForecastSkillQuerySchema,
   ObservationsQuerySchema,
   PortsQuerySchema,
   parseQuery,
@@ -92,6 +94,11 @@ export function createApiRouter(deps: ApiRouterDeps) {
     '/api/v1/port-current': (p) => deps.readApi.current(parseQuery(CurrentQuerySchema, p)),
     '/api/v1/port-hourly-averages': (p) => deps.readApi.averages(parseQuery(AveragesQuerySchema, p)),
     '/api/v1/wait-observations': (p) => deps.readApi.observations(parseQuery(ObservationsQuerySchema, p)),
+    '/api/v1/port-forecast': (p) => deps.readApi.forecast(parseQuery(ForecastQuerySchema, p)),
+    '/api/v1/forecast-skill': (p) => {
+      parseQuery(ForecastSkillQuerySchema, p);
+      return deps.readApi.forecastSkill();
+    },
   };
 
   return async function route(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
