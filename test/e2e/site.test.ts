@@ -634,7 +634,7 @@ describe.skipIf(skipReason !== '')(
         ['/fr/status/', '#sources section'],
         ['/fr/request-key/', '#key-form'],
         ['/fr/docs/', 'section.operation'],
-        ['/fr/forecast-skill/', '#skill-status'],
+        ['/fr/forecast-skill/', '#skill:not([hidden]), #skill-status:not(:empty)'],
       ] as const) {
         page = await open(path, ready);
         expect(await page.getAttribute('html', 'lang'), path).toBe('fr');
