@@ -31,6 +31,8 @@ export interface FunctionSpec {
   readonly entry: string;
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
+  /** Concurrent executions reserved (and capped); unset: the account's shared pool. */
+  readonly reservedConcurrency?: number;
   readonly tables: { readonly [table: string]: 'read' | 'write' | 'readWrite' };
   readonly buckets: { readonly [bucket: string]: 'read' | 'write' | 'readWrite' };
   /**
@@ -78,7 +80,7 @@ export const TABLES = {
     sortKey: 'sk',
     ttlAttribute: 'ttl',
     envVar: 'TABLE_OBSERVATIONS',
-    description: 'Raw observations, 14 days: pk = port id, sk = observedAt#direction#mode#lane',
+    description: 'Raw observations, 14 days: pk = port id, sk = h#<UTC hour>, one map entry per reading',
   },
   latest: {
     name: 'latest',
@@ -92,7 +94,8 @@ export const TABLES = {
     partitionKey: 'pk',
     sortKey: 'sk',
     envVar: 'TABLE_ROLLUPS',
-    description: 'Per port lane and port-local date/hour sums, rebuilt from observations; kept past 14 days',
+    description:
+      'Per port and port-local hour of week: per-date sums and histograms, settled totals, averages summaries; kept past 14 days',
   },
   health: {
     name: 'feed-health',
@@ -151,6 +154,9 @@ export const FUNCTIONS = {
     entry: 'functions/handlers/ingest.ts',
     memoryMb: 512,
     timeoutSeconds: 50,
+    // One cycle at a time: cycles read-modify-write feed health and latest. The lease in DynamoDB
+    // covers what this cannot (a retried event queued behind a running cycle, a local run).
+    reservedConcurrency: 1,
     tables: {
       observations: 'readWrite',
       latest: 'readWrite',

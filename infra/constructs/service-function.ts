@@ -37,7 +37,10 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
 };
 
 export interface ServiceFunctionProps {
-  readonly spec: Pick<FunctionSpec, 'name' | 'entry' | 'memoryMb' | 'timeoutSeconds' | 'description'>;
+  readonly spec: Pick<
+    FunctionSpec,
+    'name' | 'entry' | 'memoryMb' | 'timeoutSeconds' | 'description' | 'reservedConcurrency'
+  >;
   readonly environment?: Record<string, string>;
   /** Defaults to one month: enough to debug an incident, cheap at this volume. */
   readonly logRetention?: RetentionDays;
@@ -69,6 +72,9 @@ export class ServiceFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: spec.memoryMb,
       timeout: Duration.seconds(spec.timeoutSeconds),
+      ...(spec.reservedConcurrency === undefined
+        ? {}
+        : { reservedConcurrentExecutions: spec.reservedConcurrency }),
       description: spec.description,
       role: this.role,
       logGroup: this.logGroup,

@@ -231,6 +231,16 @@ describe('functions', () => {
   });
 });
 
+describe('one ingest at a time', () => {
+  it('the ingest function has a reserved concurrency of 1; the others draw on the shared pool', () => {
+    const fnOf = (name: keyof typeof FUNCTIONS) =>
+      resources[logicalId(stack.functions[name].fn)]?.Properties ?? {};
+    expect(fnOf('ingest').ReservedConcurrentExecutions).toBe(1);
+    expect(fnOf('api').ReservedConcurrentExecutions).toBeUndefined();
+    expect(fnOf('mcp').ReservedConcurrentExecutions).toBeUndefined();
+  });
+});
+
 describe('schedule', () => {
   it('ingest every minute', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
@@ -584,6 +594,8 @@ describe('operations', () => {
     expect(template.findOutputs('ApiUrl')).toEqual({});
     expect(JSON.stringify(template.toJSON().Outputs)).not.toContain('execute-api');
     template.hasOutput('KeysTableName', { Value: { Ref: logicalId(stack.tables.keys) } });
+    template.hasOutput('ObservationsTableName', { Value: { Ref: logicalId(stack.tables.observations) } });
+    template.hasOutput('RollupsTableName', { Value: { Ref: logicalId(stack.tables.rollups) } });
   });
   it('webhook key in Secrets Manager, IdP settings in SSM feeding the mcp function', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 2);
