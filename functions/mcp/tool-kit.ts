@@ -4,6 +4,7 @@
  */
 import type { AuthInfo, CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import type { AlertQuota } from '../core/alert-quota.ts';
 import type { AlertStore } from '../core/alerts.ts';
 import { PORTS } from '../core/catalogue.ts';
 import type { HourlyAverage } from '../core/model.ts';
@@ -16,6 +17,8 @@ export interface ToolDeps {
   readApi: ReadApi;
   clock: Clock;
   alerts: AlertStore;
+  /** The per-user alert cap, counted atomically. */
+  alertQuota: AlertQuota;
   exports: ExportStore;
   settings: {
     upgradeUrl: string;

@@ -29,6 +29,7 @@ export const registerDeleteAlert: ToolRegistrar = (server, deps) => {
         if (!(await deps.alerts.delete(owner, input.alert_id))) {
           return toolError(`You have no alert ${input.alert_id}; list_alerts shows yours.`);
         }
+        await deps.alertQuota.release(owner);
         return ok(
           OutputSchema,
           { generatedAt: new Date(deps.clock.now()).toISOString(), deleted: input.alert_id },
