@@ -49,7 +49,15 @@ describe('viewer-request outcomes', () => {
     expect(out.originId).toBeNull();
   });
 
-  it.each(['/api/v1/ports?border=xx', '/api/v1/port-hourly-averages'])('%s -> 400 problem+json', (path) => {
+  it.each([
+    '/api/v1/ports?border=xx',
+    '/api/v1/port-hourly-averages',
+    // Names Object.prototype has: only the table's own entries count.
+    '/api/v1/ports?border=constructor',
+    '/api/v1/ports?border=__proto__',
+    '/api/v1/ports?border=toString',
+    '/api/v1/ports?border=hasOwnProperty',
+  ])('%s -> 400 problem+json', (path) => {
     const out = edge(path);
     expect(out.kind).toBe('response');
     if (out.kind !== 'response') return;
