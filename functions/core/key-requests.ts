@@ -10,11 +10,24 @@ import { randomBase62 } from './keys.ts';
  * controls (ESC sequences can clear an operator's screen or retitle the window), and the Unicode
  * bidirectional marks, overrides and isolates (which make a line read differently than it is).
  */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
-const CONTROL_GLOBAL = new RegExp(CONTROL.source, 'gu');
-/** The same, but tab and line breaks are allowed (a multi-line text field). */
-const CONTROL_IN_TEXT =
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+function isControl(codePoint: number, allowBreaks: boolean): boolean {
+  if (allowBreaks && (codePoint === 0x09 || codePoint === 0x0a || codePoint === 0x0d)) return false;
+  return (
+    codePoint <= 0x1f ||
+    (codePoint >= 0x7f && codePoint <= 0x9f) ||
+    codePoint === 0x061c ||
+    codePoint === 0x200e ||
+    codePoint === 0x200f ||
+    (codePoint >= 0x202a && codePoint <= 0x202e) ||
+    (codePoint >= 0x2066 && codePoint <= 0x2069)
+  );
+}
+
+/** Whether `text` holds a control character (`allowBreaks`: tab and line breaks are fine). */
+export function hasControlCharacters(text: string, allowBreaks = false): boolean {
+  for (const c of text) if (isControl(c.codePointAt(0) ?? 0, allowBreaks)) return true;
+  return false;
+}
 
 const NO_CONTROLS = 'must not contain control characters';
 
@@ -23,7 +36,12 @@ const NO_CONTROLS = 'must not contain control characters';
  * terminal (values stored before they were refused, or from another writer).
  */
 export function printable(text: string): string {
-  return text.replace(CONTROL_GLOBAL, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+  let out = '';
+  for (const c of text) {
+    const codePoint = c.codePointAt(0) ?? 0;
+    out += isControl(codePoint, false) ? `\\u${codePoint.toString(16).padStart(4, '0')}` : c;
+  }
+  return out;
 }
 
 /** JSON whose strings carry no raw control character (JSON.stringify leaves C1 and bidi ones). */
@@ -38,7 +56,7 @@ export const AccountSchema = z
   .min(1, 'is required')
   .max(120, 'is at most 120 characters')
   .regex(/^[^\s].*$/, 'must not start with a space')
-  .refine((value) => !CONTROL.test(value), NO_CONTROLS);
+  .refine((value) => !hasControlCharacters(value), NO_CONTROLS);
 
 /** What the request-a-key form sends (JSON or form-encoded); `website` is the honeypot. */
 export const KeyRequestInputSchema = z.object({
@@ -47,25 +65,25 @@ export const KeyRequestInputSchema = z.object({
     .trim()
     .min(1, 'is required')
     .max(200, 'is at most 200 characters')
-    .refine((value) => !CONTROL.test(value), NO_CONTROLS),
+    .refine((value) => !hasControlCharacters(value), NO_CONTROLS),
   email: z
     .string()
     .trim()
     .max(320, 'is at most 320 characters')
-    .refine((value) => !CONTROL.test(value), NO_CONTROLS)
+    .refine((value) => !hasControlCharacters(value), NO_CONTROLS)
     .pipe(z.email('must be an email address')),
   organisation: z
     .string()
     .trim()
     .min(1, 'is required')
     .max(200, 'is at most 200 characters')
-    .refine((value) => !CONTROL.test(value), NO_CONTROLS),
+    .refine((value) => !hasControlCharacters(value), NO_CONTROLS),
   use: z
     .string()
     .trim()
     .min(10, 'must be at least 10 characters')
     .max(2000, 'is at most 2000 characters')
-    .refine((value) => !CONTROL_IN_TEXT.test(value), NO_CONTROLS),
+    .refine((value) => !hasControlCharacters(value, true), NO_CONTROLS),
   website: z.string().max(500).optional().describe('Leave empty (a field humans do not see)'),
 });
 
