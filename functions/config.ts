@@ -23,6 +23,7 @@ const tableNames = {
   [TABLES.keys.envVar]: z.string().min(3).default(TABLES.keys.name),
   [TABLES.limits.envVar]: z.string().min(3).default(TABLES.limits.name),
   [TABLES.alerts.envVar]: z.string().min(3).default(TABLES.alerts.name),
+  [TABLES.forecasts.envVar]: z.string().min(3).default(TABLES.forecasts.name),
   [BUCKETS.data.envVar]: z.string().min(3).default(BUCKETS.data.name),
 } as const;
 

@@ -121,6 +121,15 @@ export const TABLES = {
     envVar: 'TABLE_ALERTS',
     description: 'MCP Pro alerts: pk = owner (token subject), sk = alert id; recent firings inside',
   },
+  forecasts: {
+    name: 'forecasts',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'ttl',
+    envVar: 'TABLE_FORECASTS',
+    description:
+      'Forecasts per port and 15-minute slot until scored (P#port/issuedAt), the track record per port and target date (S#port/date), finished slots (CYCLE/slot)',
+  },
 } as const satisfies Record<string, TableSpec>;
 
 export const BUCKETS = {
@@ -148,10 +157,11 @@ export const FUNCTIONS = {
       rollups: 'readWrite',
       health: 'readWrite',
       alerts: 'readWrite',
+      forecasts: 'readWrite',
     },
     buckets: { data: 'readWrite' },
     description:
-      'One ingest cycle per source: fetch, parse, store, roll up, publish, evaluate alerts, record health',
+      'One ingest cycle per source: fetch, parse, store, roll up, publish, forecast and score, evaluate alerts, record health',
   },
   api: {
     name: 'api',
@@ -197,6 +207,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { path: '/api/v1/ports', methods: ['GET', 'HEAD'], function: 'api', static: true },
   { path: '/api/v1/port-current', methods: ['GET', 'HEAD'], function: 'api', static: true },
   { path: '/api/v1/port-hourly-averages', methods: ['GET', 'HEAD'], function: 'api', static: true },
+  { path: '/api/v1/port-forecast', methods: ['GET', 'HEAD'], function: 'api', static: true },
+  { path: '/api/v1/forecast-skill', methods: ['GET', 'HEAD'], function: 'api', static: true },
   { path: '/api/v1/wait-observations', methods: ['GET', 'HEAD'], function: 'api' },
   { path: '/api/v1/openapi.json', methods: ['GET', 'HEAD'], function: 'api' },
   { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },

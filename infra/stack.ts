@@ -53,6 +53,7 @@ import {
   ComparisonOperator,
   Dashboard,
   GraphWidget,
+  Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -61,13 +62,14 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { FilterPattern, LogGroup, MetricFilter, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
+import { METRIC_NAMES, METRICS_NAMESPACE } from '../functions/core/metrics.ts';
 import { PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
 import { SITE_ORIGIN } from '../functions/core/site.ts';
 import { ORIGIN_VERIFY_HEADER } from '../functions/http/origin-verify.ts';
@@ -724,14 +726,14 @@ export class BorderWaitsStack extends Stack {
       new Alarm(this, 'FeedsFailing', {
         alarmDescription:
           'A feed failed or was refused at every cycle for 15 minutes: its readings age towards stale',
-        metric: new MetricFilter(this, 'FeedFailures', {
-          logGroup: functions.ingest.logGroup,
-          // The ingest logs one line per source and cycle: `ingest source=cbp outcome=failed ...`.
-          filterPattern: FilterPattern.anyTerm('outcome=failed', 'outcome=refused'),
-          metricNamespace: 'BorderWaits',
-          metricName: 'FeedFailures',
-          metricValue: '1',
-        }).metric({ statistic: 'Sum', period: Duration.minutes(15) }),
+        // The ingest function counts failed and refused documents per cycle (EMF, Powertools).
+        metric: new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: METRIC_NAMES.feedFailures,
+          dimensionsMap: { service: FUNCTIONS.ingest.name },
+          statistic: 'Sum',
+          period: Duration.minutes(15),
+        }),
         threshold: 15,
         evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

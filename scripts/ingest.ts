@@ -23,7 +23,12 @@ try {
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
     },
-    { secrets: createFileSecretSource(dataDir) },
+    {
+      secrets: createFileSecretSource(dataDir),
+      // Plain lines for a person at a terminal; no EMF metric lines (CloudWatch reads those in AWS).
+      log: (line) => console.log(line),
+      metricsOutput: () => {},
+    },
   );
   const outcomes = await handler(
     {} as never,

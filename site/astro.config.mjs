@@ -1,4 +1,5 @@
 import { defineConfig } from 'astro/config';
+import { offline } from './offline.mjs';
 
 // Static status site: pages are built from the catalogue; numbers are fetched in the browser
 // from the same-origin API so they refresh without a rebuild.
@@ -8,4 +9,5 @@ export default defineConfig({
   trailingSlash: 'always',
   build: { format: 'directory', inlineStylesheets: 'always' },
   compressHTML: true,
+  integrations: [offline()],
 });

@@ -3,6 +3,7 @@
  */
 import type { Clock } from '../core/stores.ts';
 import { createDocumentClient } from './dynamo/client.ts';
+import { createForecastStore } from './dynamo/forecasts.ts';
 import { createHealthStore } from './dynamo/health.ts';
 import { createLatestStore } from './dynamo/latest.ts';
 import { createObservationStore } from './dynamo/observations.ts';
@@ -14,7 +15,7 @@ export interface StoreSettings {
   region: string;
   dynamodbEndpoint?: string | undefined;
   s3Endpoint?: string | undefined;
-  tables: { observations: string; latest: string; rollups: string; health: string };
+  tables: { observations: string; latest: string; rollups: string; health: string; forecasts: string };
   buckets: { data: string };
 }
 
@@ -29,6 +30,7 @@ export function createStores(settings: StoreSettings, clock: Clock) {
     rollups: createRollupStore(dynamo, settings.tables.rollups, () => clock.now()),
     health: createHealthStore(dynamo, settings.tables.health),
     documents: createDocumentStore(s3, settings.buckets.data),
+    forecasts: createForecastStore(dynamo, settings.tables.forecasts),
   };
 }
 

@@ -68,6 +68,7 @@ export const BODY_EXAMPLES = {
     to: GENERATED_AT,
     count: 1,
     truncated: false,
+    next: null,
     observations: [
       {
         direction: 'into-us',
@@ -78,6 +79,45 @@ export const BODY_EXAMPLES = {
         lanesOpen: 12,
         observedAt: '2026-11-18T20:00:00Z',
         source: 'cbp',
+      },
+    ],
+  },
+  forecast: {
+    generatedAt: GENERATED_AT,
+    portId: '250401',
+    issuedAt: '2026-11-18T20:00:00.000Z',
+    recordDays: 28,
+    minimumN: 50,
+    horizonsMinutes: [15, 30, 45, 60, 120, 180, 240, 300, 360],
+    lanes: [
+      {
+        direction: 'into-us',
+        mode: 'passenger',
+        lane: 'standard',
+        issuedAt: '2026-11-18T20:00:00.000Z',
+        reading: { delayMinutes: 45, observedAt: '2026-11-18T20:00:00.000Z' },
+        method: 'model',
+        reason: 'lowest mean absolute error over the last 28 days (n=2400)',
+        points: [
+          {
+            at: '2026-11-18T20:15:00.000Z',
+            horizonMinutes: 15,
+            delayMinutes: 45,
+            low: 40,
+            high: 52.5,
+            method: 'model',
+          },
+        ],
+        skill: [
+          {
+            horizonMinutes: 15,
+            champion: 'model',
+            model: { mae: 3.1, bias: 0.2, coverage: 0.81, n: 2400 },
+            persistence: { mae: 3.4, bias: 0.1, coverage: 0.79, n: 2400 },
+            profile: { mae: 7.9, bias: -0.5, coverage: 0.8, n: 2400 },
+            published: { mae: 3.1, bias: 0.2, coverage: 0.81, n: 2400 },
+          },
+        ],
       },
     ],
   },
@@ -213,7 +253,14 @@ export const ObservationsBodySchema = z
     from: Timestamp,
     to: Timestamp,
     count: z.int().min(0),
-    truncated: z.boolean().optional().describe('True when older observations were left off'),
+    truncated: z.boolean().optional().describe('True when more pages follow (`next`)'),
+    next: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        'The next page (path and query, with its opaque `cursor`), also sent as `Link: <...>; rel="next"`; null on the last page',
+      ),
     observations: z.array(ObservationSchema),
   })
   .meta({ id: 'ObservationsBody' });
@@ -221,6 +268,98 @@ export const ObservationsBodySchema = z
 export const AveragesBodySchema = z
   .array(HourlyAverageSchema)
   .meta({ id: 'AveragesBody', description: 'Empty until stored aggregates exist' });
+
+const MethodSchema = z.enum(['model', 'persistence', 'profile']);
+
+const SkillFiguresSchema = z
+  .looseObject({
+    mae: z.number().min(0).nullable().describe('Mean absolute error, minutes (0.1); null when n is 0'),
+    bias: z.number().nullable().describe('Mean of forecast - actual, minutes (0.1): positive means too high'),
+    coverage: z.number().min(0).max(1).nullable().describe('Share of actuals inside the 80% interval'),
+    n: z.int().min(0).describe('Forecasts scored in the last 28 days'),
+  })
+  .meta({ id: 'SkillFigures' });
+
+export const ForecastPointSchema = z
+  .looseObject({
+    at: Timestamp.describe('Target time'),
+    horizonMinutes: z.int().min(15).max(360),
+    delayMinutes: z.number().min(0).describe('Expected wait, minutes (0.1)'),
+    low: z.number().min(0).describe('Lower end of the 80% interval'),
+    high: z.number().min(0).describe('Upper end of the 80% interval'),
+    method: MethodSchema.describe('The champion of this lane and horizon that produced the point'),
+    holiday: z.string().optional().describe('The public holiday the target falls on'),
+  })
+  .meta({ id: 'ForecastPoint' });
+
+export const LaneForecastSchema = z
+  .looseObject({
+    direction: z.enum(DIRECTIONS),
+    mode: z.enum(MODES),
+    lane: z.enum(LANES),
+    issuedAt: Timestamp,
+    reading: z
+      .looseObject({ delayMinutes: z.number().min(0), observedAt: Timestamp })
+      .nullable()
+      .describe('The reading the forecast starts from'),
+    method: z
+      .enum(['model', 'persistence', 'profile', 'mixed'])
+      .nullable()
+      .describe('Method of every point (mixed: differs by horizon); null when nothing is published'),
+    reason: z.string().nullable().describe('Why this method, or why no forecast'),
+    points: z.array(ForecastPointSchema).describe('Empty when the lane has too little history or no reading'),
+    skill: z.array(
+      z.looseObject({
+        horizonMinutes: z.int(),
+        champion: MethodSchema.nullable(),
+        model: SkillFiguresSchema,
+        persistence: SkillFiguresSchema,
+        profile: SkillFiguresSchema,
+        published: SkillFiguresSchema.describe('What was actually published'),
+      }),
+    ),
+  })
+  .meta({ id: 'LaneForecast' });
+
+export const ForecastBodySchema = z
+  .looseObject({
+    generatedAt: Timestamp.optional(),
+    portId: z.string(),
+    issuedAt: Timestamp.nullable().describe('Start of the 15-minute slot the forecasts were issued in'),
+    recordDays: z.int(),
+    minimumN: z.int().describe('Scored forecasts a lane and horizon needs before its champion is chosen'),
+    horizonsMinutes: z.array(z.int()),
+    lanes: z.array(LaneForecastSchema),
+  })
+  .meta({ id: 'ForecastBody' });
+
+const SeriesSummarySchema = z.looseObject({
+  lanes: z.int().min(0),
+  n: z.int().min(0),
+  medianMae: z.number().nullable(),
+  p90Mae: z.number().nullable(),
+});
+
+export const ForecastSkillBodySchema = z
+  .looseObject({
+    generatedAt: Timestamp.optional(),
+    issuedAt: Timestamp,
+    recordDays: z.int(),
+    minimumN: z.int(),
+    source: z.string(),
+    horizons: z.array(
+      z.looseObject({
+        horizonMinutes: z.int(),
+        lanesScored: z.int().min(0),
+        n: z.int().min(0),
+        model: SeriesSummarySchema,
+        persistence: SeriesSummarySchema,
+        profile: SeriesSummarySchema,
+        champion: SeriesSummarySchema.describe('The forecasts actually published'),
+      }),
+    ),
+  })
+  .meta({ id: 'ForecastSkillBody' });
 
 export const ProblemSchema = z
   .looseObject({

@@ -13,6 +13,7 @@ import { mapLimit } from './concurrency.ts';
 import { DomainError, FeedRefusedError } from './errors.ts';
 import { feedEvent, mergeEvents, portEvents } from './events.ts';
 import { detectFormat, parseFeed } from './feeds/index.ts';
+import { type ForecastStore, runForecastCycle } from './forecast-cycle.ts';
 import type {
   FeedHealth,
   LatestPortState,
@@ -26,7 +27,7 @@ import {
   bucketKey,
   contributionsOfDay,
   localBucketOf,
-  localDayRange,
+  localHourRange,
   ROLLUP_MAX_AGE_DAYS,
   type RollupStore,
 } from './rollups.ts';
@@ -60,6 +61,8 @@ export interface IngestDeps {
   documents: DocumentStore;
   clock: Clock;
   log?: (line: string) => void;
+  /** With it, each cycle ends with the forecast step (once per 15-minute slot). */
+  forecasts?: ForecastStore;
 }
 
 export interface SourceOutcome {
@@ -127,6 +130,12 @@ export async function runIngestCycle(deps: IngestDeps): Promise<SourceOutcome[]>
     );
   }
   await publish(deps, pendingAverages);
+  if (deps.forecasts) {
+    // A failed forecast step loses nothing: the slot stays unmarked and the next cycle redoes it.
+    await runForecastCycle({ ...deps, forecasts: deps.forecasts }).catch((error: unknown) =>
+      deps.log?.(`forecast: step failed: ${messageOf(error)}`),
+    );
+  }
   return outcomes;
 }
 
@@ -240,10 +249,11 @@ async function store(
   }
   await deps.observations.putMany(fresh);
 
-  // 2. Rollups of the touched port-local date-hours, recomputed from all their observations.
+  // 2. Rollups of the touched port-local date-hours, each recomputed from all its observations
+  //    (one or two hours of them).
   const touched = new Map<
     string,
-    { portId: string; localDate: string; zone: string; buckets: Set<string> }
+    { portId: string; localDate: string; hour: number; zone: string; buckets: Set<string> }
   >();
   const oldest = fetchedAtMs - ROLLUP_MAX_AGE_DAYS * 86_400_000;
   for (const observation of fresh) {
@@ -251,20 +261,21 @@ async function store(
     if (at < oldest || observation.delayMinutes === null) continue;
     const zone = zoneOf(observation.portId, zones.get(observation.portId) ?? null);
     const bucket = localBucketOf(at, zone);
-    const key = `${observation.portId}#${bucket.localDate}`;
+    const key = `${observation.portId}#${bucket.localDate}#${bucket.hour}`;
     const entry = touched.get(key) ?? {
       portId: observation.portId,
       localDate: bucket.localDate,
+      hour: bucket.hour,
       zone,
       buckets: new Set(),
     };
     entry.buckets.add(bucketKey(observation, bucket.hour));
     touched.set(key, entry);
   }
-  const contributions = await mapLimit([...touched.values()], 4, async (day) => {
-    const range = localDayRange(day.localDate, day.zone);
-    const dayObservations = await deps.observations.query(day.portId, range.startMs, range.endMs - 1);
-    return contributionsOfDay(day.portId, day.localDate, day.zone, dayObservations, day.buckets);
+  const contributions = await mapLimit([...touched.values()], 8, async (hour) => {
+    const range = localHourRange(hour.localDate, hour.hour, hour.zone);
+    const hourObservations = await deps.observations.query(hour.portId, range.startMs, range.endMs - 1);
+    return contributionsOfDay(hour.portId, hour.localDate, hour.zone, hourObservations, hour.buckets);
   });
   await deps.rollups.putContributions(contributions.flat());
   const touchedPorts = new Set([...touched.values()].map((day) => day.portId));

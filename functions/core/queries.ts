@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { InvalidQueryError } from './errors.ts';
 import { BORDERS, DIRECTIONS, LANES, MODES, RETENTION_HOURS } from './model.ts';
 
-/** The most observations one response carries; older ones are left off (`truncated: true`). */
+/** The most observations one page carries; the rest follow page by page (`next`). */
 export const MAX_OBSERVATIONS = 10_000;
 
 export const PortIdSchema = z
@@ -29,6 +29,12 @@ export const AveragesQuerySchema = z.object({
   port_id: PortIdSchema,
 });
 
+export const ForecastQuerySchema = z.object({
+  port_id: PortIdSchema,
+});
+
+export const ForecastSkillQuerySchema = z.object({});
+
 const HoursSchema = z
   .string()
   .regex(/^\d{1,9}$/, 'an integer number of hours >= 1')
@@ -43,12 +49,18 @@ export const ObservationsQuerySchema = z.object({
   direction: z.enum(DIRECTIONS).optional(),
   mode: z.enum(MODES).optional(),
   lane: z.enum(LANES).optional(),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,1024}$/, 'the opaque `next` cursor of a previous page, unchanged')
+    .optional()
+    .describe("Where the next page starts: the `cursor` of the previous page's `next` link, unchanged"),
 });
 
 export type PortsQuery = z.infer<typeof PortsQuerySchema>;
 export type CurrentQuery = z.infer<typeof CurrentQuerySchema>;
 export type AveragesQuery = z.infer<typeof AveragesQuerySchema>;
 export type ObservationsQuery = z.infer<typeof ObservationsQuerySchema>;
+export type ForecastQuery = z.infer<typeof ForecastQuerySchema>;
 
 /**
  * Parses raw query parameters (first value of each) with `schema`; every bad parameter becomes one

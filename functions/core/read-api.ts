@@ -2,11 +2,13 @@
  * The four read views of `/api/v1` as use cases. The precomputed views are the very documents the
  * publisher wrote (so keyed and CDN answers are byte-identical); observations are queried live.
  */
-import { NotFoundError } from './errors.ts';
+import { InvalidQueryError, NotFoundError } from './errors.ts';
+import { portForecastBody } from './forecast-views.ts';
 import { type Observation, type PublishedDocument, RETENTION_HOURS } from './model.ts';
 import {
   type AveragesQuery,
   type CurrentQuery,
+  type ForecastQuery,
   MAX_OBSERVATIONS,
   type ObservationsQuery,
   type PortsQuery,
@@ -31,8 +33,38 @@ export interface ObservationsBody {
   from: string;
   to: string;
   count: number;
+  /** True when more pages follow (`next`). */
   truncated: boolean;
+  /** The next page's path and query (relative to the API origin), null on the last page. */
+  next: string | null;
   observations: Omit<Observation, 'portId' | 'fetchedAt'>[];
+}
+
+/** The window a cursor was issued for travels inside it, so every page reads the same window. */
+interface WindowCursor {
+  /** The store's own cursor. */
+  s: string;
+  /** Window end (ms). */
+  to: number;
+}
+
+function encodeWindowCursor(cursor: WindowCursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
+}
+
+function decodeWindowCursor(cursor: string): WindowCursor {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<WindowCursor>;
+    if (typeof value.s === 'string' && typeof value.to === 'number' && Number.isFinite(value.to)) {
+      return { s: value.s, to: value.to };
+    }
+  } catch {
+    // Falls through to the refusal below.
+  }
+  throw new InvalidQueryError(
+    'cursor is not one this API issued: pass the `next` of the previous page unchanged, or start again without it',
+    'cursor',
+  );
 }
 
 export function createReadApi(deps: ReadApiDeps) {
@@ -87,36 +119,68 @@ export function createReadApi(deps: ReadApiDeps) {
         lastModified: new Date(deps.clock.now()).toUTCString(),
       };
     },
+    async forecast(query: ForecastQuery): Promise<ReadResult> {
+      const port = await resolvePort(query.port_id);
+      const document = await deps.documents.get(DOCUMENT_KEYS.forecast(query.port_id));
+      if (document) return { kind: 'document', document };
+      // A known port with no forecast issued yet: no lanes, never an invented number.
+      return {
+        kind: 'json',
+        body: portForecastBody(port.id, null, {}),
+        cacheControl: CACHE_CONTROL.forecast,
+        lastModified: new Date(deps.clock.now()).toUTCString(),
+      };
+    },
+    async forecastSkill(): Promise<ReadResult> {
+      return {
+        kind: 'document',
+        document: await requireDocument(DOCUMENT_KEYS.forecastSkill, 'the forecast skill summary'),
+      };
+    },
+    /**
+     * One page of a port's observations, oldest first: the whole window page by page, `limit` per
+     * page (at most {@link MAX_OBSERVATIONS}); `next` is the following page (null on the last).
+     */
     async observations(
       query: ObservationsQuery,
-    ): Promise<ReadResult & { kind: 'json'; body: ObservationsBody }> {
+      limit: number = MAX_OBSERVATIONS,
+    ): Promise<ReadResult & { kind: 'json'; body: ObservationsBody; nextCursor: string | null }> {
       const port = await resolvePort(query.port_id);
       const hours = Math.min(query.hours ?? 24, RETENTION_HOURS);
-      const toMs = deps.clock.now();
+      const position = query.cursor === undefined ? null : decodeWindowCursor(query.cursor);
+      const nowMs = deps.clock.now();
+      // A cursor keeps its window's end, so a window read page by page is one consistent window.
+      const toMs = position ? Math.min(position.to, nowMs) : nowMs;
       const fromMs = toMs - hours * 3_600_000;
-      // One more than the bound says whether some were left off.
-      const found = await deps.observations.query(
+      const filter = { direction: query.direction, mode: query.mode, lane: query.lane };
+      const page = await deps.observations.page(
         port.id,
         fromMs,
         toMs,
-        { direction: query.direction, mode: query.mode, lane: query.lane },
-        MAX_OBSERVATIONS + 1,
+        filter,
+        position?.s ?? null,
+        Math.min(Math.max(1, limit), MAX_OBSERVATIONS),
       );
-      const kept = found.length > MAX_OBSERVATIONS ? found.slice(1) : found;
-      const newestFetch = kept.reduce((a, o) => (o.fetchedAt > a ? o.fetchedAt : a), '');
+      const nextCursor = page.next === null ? null : encodeWindowCursor({ s: page.next, to: toMs });
+      const newestFetch = page.observations.reduce((a, o) => (o.fetchedAt > a ? o.fetchedAt : a), '');
+      const params = new URLSearchParams({ port_id: port.id, hours: String(hours) });
+      for (const [name, value] of Object.entries(filter)) if (value !== undefined) params.set(name, value);
+      if (nextCursor !== null) params.set('cursor', nextCursor);
       return {
         kind: 'json',
         cacheControl: CACHE_CONTROL.observations,
         lastModified: new Date(newestFetch ? Date.parse(newestFetch) : toMs).toUTCString(),
+        nextCursor,
         body: {
           portId: port.id,
           hours,
           retentionHours: RETENTION_HOURS,
           from: new Date(fromMs).toISOString(),
           to: new Date(toMs).toISOString(),
-          count: kept.length,
-          truncated: kept.length < found.length,
-          observations: kept.map(({ portId: _p, fetchedAt: _f, ...o }) => o),
+          count: page.observations.length,
+          truncated: nextCursor !== null,
+          next: nextCursor === null ? null : `/api/v1/wait-observations?${params}`,
+          observations: page.observations.map(({ portId: _p, fetchedAt: _f, ...o }) => o),
         },
       };
     },

@@ -107,6 +107,30 @@ export function localDayRange(localDate: string, timeZone: string): { startMs: n
   };
 }
 
+/**
+ * The UTC range [start, end) of one port-local hour of a date: one UTC hour, two for the repeated
+ * autumn hour, and shifted for zones with half-hour offsets. The observations of a rollup bucket
+ * are all inside it, so a rebuild reads one or two hours of observations, never the whole day.
+ */
+export function localHourRange(
+  localDate: string,
+  hour: number,
+  timeZone: string,
+): { startMs: number; endMs: number } {
+  const [year, month, day] = localDate.split('-').map(Number) as [number, number, number];
+  const around = zonedToUtc({ year, month, day, hour, minute: 0 }, timeZone);
+  const step = 15 * 60_000;
+  let startMs = Number.POSITIVE_INFINITY;
+  let endMs = Number.NEGATIVE_INFINITY;
+  for (let t = around - 3 * 3_600_000; t <= around + 3 * 3_600_000; t += step) {
+    const bucket = localBucketOf(t, timeZone);
+    if (bucket.localDate !== localDate || bucket.hour !== hour) continue;
+    startMs = Math.min(startMs, t);
+    endMs = Math.max(endMs, t + step);
+  }
+  return Number.isFinite(startMs) ? { startMs, endMs } : { startMs: around, endMs: around + 3_600_000 };
+}
+
 /** Port-local date and hour of an instant. */
 export function localBucketOf(epochMs: number, timeZone: string): { localDate: string; hour: number } {
   const local = utcToZoned(epochMs, timeZone);

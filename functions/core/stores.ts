@@ -26,9 +26,29 @@ export interface ObservationFilter {
   lane?: Lane;
 }
 
+/** One page of observations and the opaque cursor of the next page (null on the last one). */
+export interface ObservationPage {
+  observations: Observation[];
+  next: string | null;
+}
+
 export interface ObservationStore {
   /** Idempotent: writing an observation again leaves one copy. */
   putMany(observations: readonly Observation[]): Promise<void>;
+  /**
+   * The window `fromMs <= observedAt <= toMs` of one port, oldest first, never expired ones, at most
+   * `limit` per page: start with `cursor` null, then pass each page's `next` until it is null. Every
+   * observation of the window is returned exactly once across the pages. A cursor that this store
+   * did not issue for this port is an `InvalidQueryError` on `cursor`.
+   */
+  page(
+    portId: string,
+    fromMs: number,
+    toMs: number,
+    filter: ObservationFilter,
+    cursor: string | null,
+    limit: number,
+  ): Promise<ObservationPage>;
   /**
    * Observations of one port with `fromMs <= observedAt <= toMs`, oldest first, never expired ones;
    * with `limit`, only the newest `limit` of them (still oldest first).

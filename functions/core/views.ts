@@ -24,6 +24,8 @@ export const DOCUMENT_KEYS = {
   averages: (idOrSlug: string) => `v1/port-hourly-averages/${idOrSlug}.json`,
   feedHealth: 'v1/feed-health.json',
   events: 'v1/events.json',
+  forecast: (idOrSlug: string) => `v1/port-forecast/${idOrSlug}.json`,
+  forecastSkill: 'v1/forecast-skill.json',
 } as const;
 
 export const CACHE_CONTROL = {
@@ -33,6 +35,7 @@ export const CACHE_CONTROL = {
   feedHealth: 'public, max-age=30, s-maxage=30',
   events: 'public, max-age=60, s-maxage=30',
   observations: 'public, max-age=60',
+  forecast: 'public, max-age=300, s-maxage=300, stale-while-revalidate=60, stale-if-error=3600',
 } as const;
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

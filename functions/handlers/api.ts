@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { LIMITS } from '../../infra/manifest.ts';
 import { createKeyStore } from '../adapters/dynamo/keys.ts';
 import { createLimitStore } from '../adapters/dynamo/limits.ts';
+import { createTelemetry } from '../adapters/powertools/telemetry.ts';
 import { createStores } from '../adapters/stores.ts';
 import { ApiConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { createReadApi } from '../core/read-api.ts';
@@ -17,6 +18,8 @@ import { problemResponse } from '../http/respond.ts';
 /** The api function for a given environment (the local runtime passes its own). */
 export function createApiHandler(env: Record<string, string | undefined>, clock: Clock = systemClock) {
   const config = parseConfig(ApiConfigSchema, env);
+  const telemetry = createTelemetry('api');
+  const log = (line: string) => telemetry.log(line);
   const settings = storeSettingsOf(config);
   const stores = createStores(settings, clock);
   const readApi = createReadApi({ documents: stores.documents, observations: stores.observations, clock });
@@ -27,20 +30,20 @@ export function createApiHandler(env: Record<string, string | undefined>, clock:
     limits: createLimitStore(stores.dynamo, settings.tables.limits),
     clock,
     policies,
-    log: (line) => console.error(line),
+    log,
   });
   const route = createApiRouter({
     readApi,
     access,
     keyRequests: createKeyRequestHandler({ requests: keys, clock }),
     openApi: () => buildOpenApi({ ...policies, edgePerMinute: LIMITS.edgePerMinute }),
-    log: (line) => console.error(line),
+    log,
   });
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use({
       onError: async (request) => {
         // Last line of defence: whatever escaped the router is a bare problem+json 500.
-        console.error('api unhandled', request.error);
+        telemetry.error('api unhandled', request.error);
         request.response = problemResponse(
           request.event,
           problemFromError(request.error, request.event.path),

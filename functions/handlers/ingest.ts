@@ -2,19 +2,35 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
+import { createTelemetry, type Telemetry, type TelemetryOptions } from '../adapters/powertools/telemetry.ts';
 import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
 import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { evaluateAlerts } from '../core/alerts.ts';
 import { runIngestCycle, type SourceOutcome } from '../core/ingest.ts';
+import { METRIC_NAMES } from '../core/metrics.ts';
 import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
+
+/** The cycle's metrics: the stack's FeedsFailing alarm reads FeedFailures. */
+function countOutcomes(telemetry: Telemetry, outcomes: readonly SourceOutcome[]): void {
+  const failures = outcomes.filter((o) => o.outcome === 'failed' || o.outcome === 'refused').length;
+  telemetry.count(METRIC_NAMES.feedFailures, failures);
+  telemetry.count(
+    METRIC_NAMES.newObservations,
+    outcomes.reduce((sum, o) => sum + o.newObservations, 0),
+  );
+  telemetry.count(
+    METRIC_NAMES.rejects,
+    outcomes.reduce((sum, o) => sum + o.rejects, 0),
+  );
+}
 
 /** The ingest function for a given environment (the local runtime passes its own). */
 export function createIngestHandler(
   env: Record<string, string | undefined>,
-  options: { clock?: Clock; log?: (line: string) => void; secrets?: SecretSource } = {},
+  options: { clock?: Clock; secrets?: SecretSource } & TelemetryOptions = {},
 ) {
   const config = parseConfig(IngestWithAlertsConfigSchema, env);
   const clock = options.clock ?? systemClock;
@@ -25,7 +41,8 @@ export function createIngestHandler(
     createHttpFeedSource({ source: 'cbp', url: config.CBP_FEED_URL, ...feed }),
     createHttpFeedSource({ source: 'cbsa', url: config.CBSA_FEED_URL, ...feed }),
   ];
-  const log = options.log ?? ((line: string) => console.log(line));
+  const telemetry = createTelemetry('ingest', options);
+  const log = (line: string) => telemetry.log(line);
   const alerts = createAlertStore(stores.dynamo, settings.tables.alerts);
   const secrets = options.secrets ?? createSecretsManagerSource();
   // The signing key is read at run time (cached by the source), never from the environment.
@@ -39,14 +56,14 @@ export function createIngestHandler(
     });
   return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(async () => {
     const outcomes = await runIngestCycle({ ...stores, sources, clock, log });
+    countOutcomes(telemetry, outcomes);
+    telemetry.flush();
     // After the cycle, on whatever the latest readings now are: stale ones never fire.
     await currentSecret(secrets, config.WEBHOOK_SIGNING_KEY_SECRET)
       .then((signingKey) =>
         evaluateAlerts({ alerts, latest: stores.latest, delivery: deliveryWith(signingKey), clock, log }),
       )
-      .catch((error: unknown) =>
-        log(`alerts: evaluation failed: ${error instanceof Error ? error.message : String(error)}`),
-      );
+      .catch((error: unknown) => telemetry.error('alerts: evaluation failed', error));
     return outcomes;
   });
 }

@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { createAlertQuota } from '../adapters/dynamo/alert-quota.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLimitStore } from '../adapters/dynamo/limits.ts';
+import { createTelemetry } from '../adapters/powertools/telemetry.ts';
 import { createExportStore } from '../adapters/s3/exports.ts';
 import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
@@ -32,7 +33,9 @@ export function createMcpWebApp(
     jwksUrl: config.MCP_OAUTH_JWKS_URL,
     tierClaim: config.MCP_TIER_CLAIM,
   };
+  const telemetry = createTelemetry('mcp');
   return createMcpApp({
+    log: (line) => telemetry.log(line),
     auth,
     verifier: createJwtVerifier(auth),
     allowedHosts: config.MCP_ALLOWED_HOSTS,

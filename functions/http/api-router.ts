@@ -6,11 +6,14 @@ import { problem } from '../core/problems.ts';
 import {
   AveragesQuerySchema,
   CurrentQuerySchema,
+  ForecastQuerySchema,
+  ForecastSkillQuerySchema,
   ObservationsQuerySchema,
   PortsQuerySchema,
   parseQuery,
 } from '../core/queries.ts';
 import type { ReadApi, ReadResult } from '../core/read-api.ts';
+import { SITE_URL } from '../core/site.ts';
 import type { Access } from './access.ts';
 import { acceptedResponse, type createKeyRequestHandler } from './key-requests.ts';
 import { problemFromError } from './problem.ts';
@@ -70,6 +73,17 @@ function render(
   );
 }
 
+/**
+ * A paged answer names its next page in an RFC 8288 `Link` header too (beside the attribution
+ * link every response carries), relative to the request's origin.
+ */
+function nextLink(result: ReadResult): Record<string, string> {
+  if (result.kind !== 'json') return {};
+  const next = (result.body as { next?: unknown } | null)?.next;
+  if (typeof next !== 'string') return {};
+  return { link: `<${SITE_URL}>; rel="author", <${next}>; rel="next"` };
+}
+
 /** The document changes only with a deployment; a fixed date keeps its validators stable. */
 const OPENAPI_LAST_MODIFIED = new Date(Date.UTC(2026, 10, 1)).toUTCString();
 
@@ -80,6 +94,11 @@ export function createApiRouter(deps: ApiRouterDeps) {
     '/api/v1/port-current': (p) => deps.readApi.current(parseQuery(CurrentQuerySchema, p)),
     '/api/v1/port-hourly-averages': (p) => deps.readApi.averages(parseQuery(AveragesQuerySchema, p)),
     '/api/v1/wait-observations': (p) => deps.readApi.observations(parseQuery(ObservationsQuerySchema, p)),
+    '/api/v1/port-forecast': (p) => deps.readApi.forecast(parseQuery(ForecastQuerySchema, p)),
+    '/api/v1/forecast-skill': (p) => {
+      parseQuery(ForecastSkillQuerySchema, p);
+      return deps.readApi.forecastSkill();
+    },
   };
 
   return async function route(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
@@ -129,7 +148,8 @@ export function createApiRouter(deps: ApiRouterDeps) {
         }
         return jsonResponse(event, openApiDocument, limit);
       }
-      return render(event, await (handler as NonNullable<typeof handler>)(queryParams(event)), limit, keyed);
+      const result = await (handler as NonNullable<typeof handler>)(queryParams(event));
+      return render(event, result, { ...limit, ...nextLink(result) }, keyed);
     } catch (error: unknown) {
       const value = problemFromError(error, path);
       if (value.status >= 500)

@@ -10,6 +10,8 @@ import {
   BODY_EXAMPLES,
   CurrentBodySchema,
   CurrentWithPortsBodySchema,
+  ForecastBodySchema,
+  ForecastSkillBodySchema,
   KeyRequestAcceptedSchema,
   KeyRequestBodySchema,
   ObservationsBodySchema,
@@ -23,6 +25,9 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../core/problems.ts';
 import {
   AveragesQuerySchema,
   CurrentQuerySchema,
+  ForecastQuerySchema,
+  ForecastSkillQuerySchema,
+  MAX_OBSERVATIONS,
   ObservationsQuerySchema,
   PortsQuerySchema,
 } from '../core/queries.ts';
@@ -47,6 +52,8 @@ function componentSchemas(): Record<string, Json> {
     CurrentWithPortsBody: CurrentWithPortsBodySchema,
     ObservationsBody: ObservationsBodySchema,
     AveragesBody: AveragesBodySchema,
+    ForecastBody: ForecastBodySchema,
+    ForecastSkillBody: ForecastSkillBodySchema,
     Problem: ProblemSchema,
     KeyRequestInput: KeyRequestBodySchema,
     KeyRequestAccepted: KeyRequestAcceptedSchema,
@@ -92,7 +99,10 @@ function headers(options: OpenApiOptions): Record<string, Json> {
       pattern: 'max-age=\\d+',
     }),
     LastModified: header('When the data last changed (HTTP-date)'),
-    Link: header('Attribution: the site, rel="author"', { type: 'string', pattern: 'rel="author"' }),
+    Link: header(
+      'Attribution: the site, rel="author"; a wait-observations page that is not the last also names the next page, rel="next" (RFC 8288)',
+      { type: 'string', pattern: 'rel="author"' },
+    ),
     RateLimitPolicy: header(
       `The quotas that apply (draft-ietf-httpapi-ratelimit-headers): ${policyHeader(...policies)}; "edge";q=${options.edgePerMinute};w=60 on CDN answers`,
       { type: 'string', pattern: '^"[a-z-]+";q=\\d+;w=\\d+(, *"[a-z-]+";q=\\d+;w=\\d+)*$' },
@@ -284,7 +294,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
     },
     servers: [{ url: SITE_URL.replace(/\/$/, ''), description: 'Production (CloudFront)' }],
     tags: [
-      { name: 'views', description: 'The four read views' },
+      { name: 'views', description: 'The read views' },
       { name: 'meta', description: 'This document' },
       { name: 'keys', description: 'Asking for an API key' },
     ],
@@ -314,7 +324,10 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         '/api/v1/wait-observations',
         'listWaitObservations',
         'Wait observations',
-        `Raw observations of one port, oldest first; hours defaults to 24 and is clamped to ${RETENTION_HOURS} (the retention).`,
+        `Raw observations of one port, oldest first; hours defaults to 24 and is clamped to ${RETENTION_HOURS} (the retention). ` +
+          `The whole window comes page by page, at most ${MAX_OBSERVATIONS} observations a page: while more follow, the body's \`next\` ` +
+          'and a `Link: <...>; rel="next"` header give the next page (the same query with an opaque `cursor`); every observation ' +
+          'of the window is on exactly one page. A cursor that was not issued by this API is a 400.',
         ObservationsQuerySchema,
         { $ref: `${REF}ObservationsBody` },
         BODY_EXAMPLES.observations,
@@ -328,6 +341,26 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         AveragesQuerySchema,
         { $ref: `${REF}AveragesBody` },
         BODY_EXAMPLES.averages,
+        componentResponses,
+      ),
+      '/api/v1/port-forecast': view(
+        '/api/v1/port-forecast',
+        'getPortForecast',
+        'Forecast',
+        'Per lane, the expected wait at +15/+30/+45/+60 minutes and hourly to +6 hours, each with an 80% interval, from the champion (lowest MAE over 28 days) of model, persistence and profile, with the track record (MAE, bias, coverage, n) of each per horizon. Reissued every 15 minutes. A lane without enough history has no points and says why.',
+        ForecastQuerySchema,
+        { $ref: `${REF}ForecastBody` },
+        BODY_EXAMPLES.forecast,
+        componentResponses,
+      ),
+      '/api/v1/forecast-skill': view(
+        '/api/v1/forecast-skill',
+        'getForecastSkill',
+        'Forecast skill',
+        "Every lane's live track record summarised per horizon: lanes, n, median and p90 MAE of the model, both baselines and the published champion (lanes with at least minimumN scores).",
+        ForecastSkillQuerySchema,
+        { $ref: `${REF}ForecastSkillBody` },
+        undefined,
         componentResponses,
       ),
       '/api/v1/openapi.json': withHead({

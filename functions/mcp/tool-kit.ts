@@ -2,11 +2,13 @@
  * What every tool shares: its dependencies, result helpers (structuredContent plus a short text),
  * the read-only annotations, and readers of the published documents.
  */
+
 import type { AuthInfo, CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { AlertQuota } from '../core/alert-quota.ts';
 import type { AlertStore } from '../core/alerts.ts';
 import { PORTS } from '../core/catalogue.ts';
+import type { PortForecastBody } from '../core/forecast-views.ts';
 import type { HourlyAverage } from '../core/model.ts';
 import type { ReadApi } from '../core/read-api.ts';
 import type { Clock, ExportStore } from '../core/stores.ts';
@@ -171,4 +173,10 @@ export async function loadAverages(readApi: ReadApi, portId: string): Promise<Ho
   const result = await readApi.averages({ port_id: portId });
   const body = result.kind === 'document' ? JSON.parse(result.document.body) : result.body;
   return Array.isArray(body) ? (body as HourlyAverage[]) : [];
+}
+
+/** A port's published forecast (no lanes before the first forecast is issued). */
+export async function loadForecast(readApi: ReadApi, portId: string): Promise<PortForecastBody> {
+  const result = await readApi.forecast({ port_id: portId });
+  return (result.kind === 'document' ? JSON.parse(result.document.body) : result.body) as PortForecastBody;
 }

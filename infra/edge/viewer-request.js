@@ -117,6 +117,19 @@ function handler(event) {
     }
     return toStatic(request, 'v1/port-hourly-averages/' + portId + '.json');
   }
+  if (uri === '/api/v1/port-forecast' && staticMethod) {
+    var forecastPort = param(request, 'port_id');
+    if (forecastPort === undefined || forecastPort === '') {
+      return badParameter('port_id is required: a port id (250401) or slug (san-ysidro)', uri);
+    }
+    if (!PORT_ID.test(forecastPort)) {
+      return badParameter('port_id must be a port id or slug (letters, digits, hyphens)', uri);
+    }
+    return toStatic(request, 'v1/port-forecast/' + forecastPort + '.json');
+  }
+  if (uri === '/api/v1/forecast-skill' && staticMethod) {
+    return toStatic(request, 'v1/forecast-skill.json');
+  }
   cf.selectRequestOriginById(API_ORIGIN);
   return request;
 }

@@ -110,7 +110,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     ...options.env,
   };
   const apiHandler = createApiHandler(env, clock) as unknown as ProxyHandler;
-  const ingestHandler = createIngestHandler(env, { clock, log, secrets });
+  // Metrics are CloudWatch's in AWS (EMF lines); locally they would only crowd the console.
+  const ingestHandler = createIngestHandler(env, { clock, log, secrets, metricsOutput: () => {} });
   const sweepClient = createDocumentClient({ endpoint: dynamo.endpoint });
   // The stack's REQUEST authorizer, run by the local gateway before the api function.
   const authorize = createAuthorizerHandler(

@@ -1,12 +1,21 @@
-/** Every text of the site, in English and Spanish (French labels for the CBSA side where useful). */
-export type Lang = 'en' | 'es';
-export const LANGS: readonly Lang[] = ['en', 'es'];
+/** Every text of the site, in English, Spanish and French. */
+export type Lang = 'en' | 'es' | 'fr';
+export const LANGS: readonly Lang[] = ['en', 'es', 'fr'];
+/** Each language's name in itself, for the language switcher. */
+export const LANG_NAMES: Record<Lang, string> = { en: 'English', es: 'Español', fr: 'Français' };
 
 const en = {
   siteName: 'Border wait times',
   skip: 'Skip to content',
-  nav: { home: 'Every crossing', status: 'Feed status', key: 'Request a key', docs: 'API and MCP docs' },
-  otherLang: 'Español',
+  nav: {
+    home: 'Every crossing',
+    map: 'Map',
+    skill: 'Forecast record',
+    status: 'Feed status',
+    key: 'Request a key',
+    docs: 'API and MCP docs',
+  },
+  languages: 'Languages',
   footer:
     'Data from US CBP (into the US) and CBSA / ASFC (into Canada / vers le Canada). Mexico-bound waits have no official feed and are not shown.',
   attribution: 'If you publish these numbers, please link back to this site.',
@@ -30,6 +39,19 @@ const en = {
     freshness: 'Freshness',
     loading: 'Loading current waits…',
     noscript: 'Current waits need JavaScript. The same data is at /api/v1/port-current?include=ports.',
+    sortNear: 'Nearest first',
+    mine: 'My crossings',
+    mineNone: 'Star a crossing (☆) to keep it here. Stars stay in this browser only.',
+    all: 'All crossings',
+    star: 'Add {name} to My crossings',
+    nearMe: 'Near me',
+    nearNote: 'Your position stays in this browser: it is only used to sort the list.',
+    locating: 'Finding your position…',
+    nearFailed: 'Position not available ({reason}). The list keeps its order.',
+    nearDone: 'Nearest crossings first.',
+    km: 'km',
+    offline:
+      'Offline: the service cannot be reached. Showing the last data received, generated {age}. These are not current waits.',
   },
   labels: {
     mx: 'Mexico',
@@ -60,6 +82,7 @@ const en = {
     shown: '{lanes} lanes at {ports} crossings',
     error: 'Could not load data ({status}). Retrying in a minute.',
     none: 'No data yet.',
+    lastKnown: 'last known (offline)',
   },
   port: {
     lanesNow: 'Lanes now',
@@ -83,6 +106,45 @@ const en = {
     chartLabel: 'Wait in minutes over the last 24 hours',
     chartNone: 'No observations with a wait in the last 24 hours.',
     allPorts: 'All crossings',
+    office: 'CBSA office:',
+    forecast: 'Next 6 hours (forecast)',
+    forecastLane: 'Lane',
+    forecastNone: 'No forecast yet for this port.',
+    forecastWhy: 'No forecast for this lane: {reason}',
+    forecastLabel: 'Forecast wait in minutes for the next 6 hours, with the 80% interval',
+    band: '80% interval',
+    expected: 'expected wait',
+    issued: 'Issued {age}, method: {method}.',
+    bestLeave: 'Best time to leave today: {time} (about {min} min, 80% between {low} and {high} min).',
+    bestLeaveNone: 'No forecast point left today.',
+    track:
+      'Track record over {n} checked forecasts: at 1 hour ahead it was off by {mae} min on average, versus {base} min for the current wait carried forward.',
+    trackOther: 'Track record over {n} checked forecasts: off by {mae} min on average at {h} ahead.',
+    trackNone: 'No track record yet: too few forecasts have been checked against the readings.',
+    skillLink: 'How accurate are the forecasts?',
+  },
+  map: {
+    title: 'Map of the crossings',
+    intro:
+      'Every crossing with a known location, coloured by its current passenger wait. Select a marker to open its page; the list below offers the same choices.',
+    list: 'Crossings as a list',
+    legend: 'Passenger wait',
+    under15: 'under 15 min',
+    under45: '15 to 44 min',
+    over45: '45 min or more',
+    unknown: 'no wait given',
+    mapLabel: 'Map of the US borders with Canada and Mexico',
+  },
+  skill: {
+    title: 'Forecast track record',
+    intro:
+      'How far the published forecasts were from the readings that arrived, over the last 28 days, for all lanes together.',
+    horizon: 'Horizon',
+    median: 'Median MAE (min)',
+    p90: '90th percentile MAE (min)',
+    n: 'Forecasts checked',
+    chartLabel: 'Median and 90th percentile mean absolute error in minutes by horizon',
+    none: 'No track record yet.',
   },
   status: {
     title: 'Feed status',
@@ -134,11 +196,13 @@ const es: Strings = {
   skip: 'Saltar al contenido',
   nav: {
     home: 'Todos los cruces',
+    map: 'Mapa',
+    skill: 'Historial de pronósticos',
     status: 'Estado de las fuentes',
     key: 'Solicitar una clave',
     docs: 'Documentación API y MCP',
   },
-  otherLang: 'English',
+  languages: 'Idiomas',
   footer:
     'Datos de CBP de EE. UU. (hacia EE. UU.) y de CBSA / ASFC (hacia Canadá / vers le Canada). Las esperas hacia México no tienen fuente oficial y no se muestran.',
   attribution: 'Si publica estas cifras, por favor incluya un enlace a este sitio.',
@@ -163,6 +227,20 @@ const es: Strings = {
     loading: 'Cargando esperas actuales…',
     noscript:
       'Las esperas actuales requieren JavaScript. Los mismos datos están en /api/v1/port-current?include=ports.',
+    sortNear: 'Más cercano primero',
+    mine: 'Mis cruces',
+    mineNone:
+      'Marque un cruce con la estrella (☆) para verlo aquí. Las estrellas se guardan solo en este navegador.',
+    all: 'Todos los cruces',
+    star: 'Agregar {name} a Mis cruces',
+    nearMe: 'Cerca de mí',
+    nearNote: 'Su ubicación se queda en este navegador: solo sirve para ordenar la lista.',
+    locating: 'Buscando su ubicación…',
+    nearFailed: 'Ubicación no disponible ({reason}). La lista conserva su orden.',
+    nearDone: 'Cruces más cercanos primero.',
+    km: 'km',
+    offline:
+      'Sin conexión: no se puede contactar el servicio. Se muestran los últimos datos recibidos, generados {age}. No son esperas actuales.',
   },
   labels: {
     mx: 'México',
@@ -193,6 +271,7 @@ const es: Strings = {
     shown: '{lanes} carriles en {ports} cruces',
     error: 'No se pudieron cargar los datos ({status}). Se reintentará en un minuto.',
     none: 'Aún no hay datos.',
+    lastKnown: 'último dato (sin conexión)',
   },
   port: {
     lanesNow: 'Carriles ahora',
@@ -217,6 +296,45 @@ const es: Strings = {
     chartLabel: 'Espera en minutos en las últimas 24 horas',
     chartNone: 'No hay observaciones con espera en las últimas 24 horas.',
     allPorts: 'Todos los cruces',
+    office: 'Oficina de la CBSA:',
+    forecast: 'Próximas 6 horas (pronóstico)',
+    forecastLane: 'Carril',
+    forecastNone: 'Aún no hay pronóstico para este puerto.',
+    forecastWhy: 'Sin pronóstico para este carril: {reason}',
+    forecastLabel: 'Espera pronosticada en minutos para las próximas 6 horas, con el intervalo del 80%',
+    band: 'intervalo del 80%',
+    expected: 'espera esperada',
+    issued: 'Emitido {age}, método: {method}.',
+    bestLeave: 'Mejor hora para salir hoy: {time} (unos {min} min, 80% entre {low} y {high} min).',
+    bestLeaveNone: 'No quedan puntos de pronóstico para hoy.',
+    track:
+      'Historial sobre {n} pronósticos verificados: a 1 hora se equivocó en {mae} min en promedio, frente a {base} min de la espera actual mantenida.',
+    trackOther: 'Historial sobre {n} pronósticos verificados: error medio de {mae} min a {h}.',
+    trackNone: 'Aún no hay historial: se han verificado muy pocos pronósticos contra las lecturas.',
+    skillLink: '¿Qué tan precisos son los pronósticos?',
+  },
+  map: {
+    title: 'Mapa de los cruces',
+    intro:
+      'Cada cruce con ubicación conocida, coloreado según su espera actual de pasajeros. Seleccione un marcador para abrir su página; la lista de abajo ofrece las mismas opciones.',
+    list: 'Cruces en forma de lista',
+    legend: 'Espera de pasajeros',
+    under15: 'menos de 15 min',
+    under45: 'de 15 a 44 min',
+    over45: '45 min o más',
+    unknown: 'sin tiempo publicado',
+    mapLabel: 'Mapa de las fronteras de EE. UU. con Canadá y México',
+  },
+  skill: {
+    title: 'Historial de los pronósticos',
+    intro:
+      'Qué tan lejos estuvieron los pronósticos publicados de las lecturas que llegaron, en los últimos 28 días, para todos los carriles juntos.',
+    horizon: 'Horizonte',
+    median: 'MAE mediano (min)',
+    p90: 'MAE percentil 90 (min)',
+    n: 'Pronósticos verificados',
+    chartLabel: 'Error absoluto medio en minutos por horizonte: mediana y percentil 90',
+    none: 'Aún no hay historial.',
   },
   status: {
     title: 'Estado de las fuentes',
@@ -261,9 +379,213 @@ const es: Strings = {
   },
 };
 
-export const STRINGS: Record<Lang, Strings> = { en, es };
+const fr: Strings = {
+  siteName: 'Temps d’attente à la frontière',
+  skip: 'Passer au contenu',
+  nav: {
+    home: 'Tous les passages',
+    map: 'Carte',
+    skill: 'Bilan des prévisions',
+    status: 'État des sources',
+    key: 'Demander une clé',
+    docs: 'Documentation API et MCP',
+  },
+  languages: 'Langues',
+  footer:
+    'Données du CBP des États-Unis (vers les États-Unis) et de l’ASFC / CBSA (vers le Canada). Les attentes vers le Mexique n’ont pas de source officielle et ne sont pas affichées.',
+  attribution: 'Si vous publiez ces chiffres, merci de mettre un lien vers ce site.',
+  home: {
+    title: 'Tous les passages maintenant',
+    intro:
+      'Attentes actuelles aux points d’entrée terrestres des États-Unis et du Canada. Les chiffres se mettent à jour chaque minute ; une attente n’est affichée que si la source l’a publiée.',
+    border: 'Frontière',
+    direction: 'Sens',
+    mode: 'Mode',
+    lane: 'Voie',
+    sort: 'Trier',
+    any: 'Tous',
+    sortWaitAsc: 'Attente la plus courte d’abord',
+    sortWaitDesc: 'Attente la plus longue d’abord',
+    sortName: 'Nom du passage',
+    port: 'Passage',
+    wait: 'Attente',
+    lanesOpen: 'Voies ouvertes',
+    updated: 'Mise à jour',
+    freshness: 'Fraîcheur',
+    loading: 'Chargement des attentes actuelles…',
+    noscript:
+      'Les attentes actuelles nécessitent JavaScript. Les mêmes données sont à /api/v1/port-current?include=ports.',
+    sortNear: 'Le plus proche d’abord',
+    mine: 'Mes passages',
+    mineNone:
+      'Ajoutez une étoile (☆) à un passage pour le garder ici. Les étoiles restent dans ce navigateur seulement.',
+    all: 'Tous les passages',
+    star: 'Ajouter {name} à Mes passages',
+    nearMe: 'Près de moi',
+    nearNote: 'Votre position reste dans ce navigateur : elle sert seulement à trier la liste.',
+    locating: 'Recherche de votre position…',
+    nearFailed: 'Position indisponible ({reason}). La liste garde son ordre.',
+    nearDone: 'Passages les plus proches d’abord.',
+    km: 'km',
+    offline:
+      'Hors ligne : le service est injoignable. Dernières données reçues, produites {age}. Ce ne sont pas les attentes actuelles.',
+  },
+  labels: {
+    mx: 'Mexique',
+    ca: 'Canada',
+    'into-us': 'Vers les États-Unis',
+    'into-canada': 'Vers le Canada',
+    passenger: 'Voyageurs',
+    pedestrian: 'Piétons',
+    commercial: 'Commercial',
+    standard: 'Standard',
+    ready: 'Ready Lane',
+    sentri: 'SENTRI',
+    nexus: 'NEXUS',
+    fast: 'FAST',
+    open: 'ouvert',
+    'lanes-closed': 'Voies fermées',
+    'update-pending': 'Mise à jour en attente',
+    'not-applicable': 'Sans objet',
+    'not-reported': 'Non communiqué',
+    'port-closed': 'Passage fermé',
+    fresh: 'récent',
+    stale: 'ancien',
+    expired: 'périmé',
+    min: 'min',
+    ago: 'il y a {n}',
+    justNow: 'à l’instant',
+    noTime: 'ouvert, sans durée publiée',
+    shown: '{lanes} voies à {ports} passages',
+    error: 'Impossible de charger les données ({status}). Nouvel essai dans une minute.',
+    none: 'Pas encore de données.',
+    lastKnown: 'dernière valeur (hors ligne)',
+  },
+  port: {
+    lanesNow: 'Voies maintenant',
+    last24: 'Dernières 24 heures',
+    heatmap: 'Attente moyenne par heure et jour de la semaine',
+    heatmapNote:
+      'Heure locale du passage. Chaque case est l’attente moyenne en minutes ; les cases vides n’ont pas d’échantillon.',
+    series: 'Voie',
+    best: 'Meilleures heures pour traverser',
+    bestNone: 'Pas encore assez d’historique.',
+    notices: 'Avis',
+    noNotice: 'Aucun avis.',
+    hours: 'Heures d’ouverture',
+    closedNow: 'Ce passage est fermé en ce moment.',
+    location: 'Emplacement',
+    across: 'De l’autre côté',
+    days: ['dimanche', 'lundi', 'mardi', 'mercredi', 'jeudi', 'vendredi', 'samedi'],
+    daysShort: ['dim', 'lun', 'mar', 'mer', 'jeu', 'ven', 'sam'],
+    samples: 'échantillons',
+    median: 'médiane',
+    noData: 'pas de données',
+    chartLabel: 'Attente en minutes sur les dernières 24 heures',
+    chartNone: 'Aucune observation avec une attente dans les dernières 24 heures.',
+    allPorts: 'Tous les passages',
+    office: 'Bureau de l’ASFC :',
+    forecast: 'Prochaines 6 heures (prévision)',
+    forecastLane: 'Voie',
+    forecastNone: 'Pas encore de prévision pour ce passage.',
+    forecastWhy: 'Pas de prévision pour cette voie : {reason}',
+    forecastLabel: 'Attente prévue en minutes pour les 6 prochaines heures, avec l’intervalle à 80 %',
+    band: 'intervalle à 80 %',
+    expected: 'attente prévue',
+    issued: 'Émise {age}, méthode : {method}.',
+    bestLeave:
+      'Meilleur moment pour partir aujourd’hui : {time} (environ {min} min, à 80 % entre {low} et {high} min).',
+    bestLeaveNone: 'Plus aucun point de prévision aujourd’hui.',
+    track:
+      'Bilan sur {n} prévisions vérifiées : à 1 heure, écart moyen de {mae} min, contre {base} min pour l’attente actuelle reconduite.',
+    trackOther: 'Bilan sur {n} prévisions vérifiées : écart moyen de {mae} min à {h}.',
+    trackNone: 'Pas encore de bilan : trop peu de prévisions ont été vérifiées.',
+    skillLink: 'Quelle est la précision des prévisions ?',
+  },
+  map: {
+    title: 'Carte des passages',
+    intro:
+      'Chaque passage dont l’emplacement est connu, coloré selon l’attente actuelle des voyageurs. Choisissez un repère pour ouvrir sa page ; la liste ci-dessous offre les mêmes choix.',
+    list: 'Les passages sous forme de liste',
+    legend: 'Attente des voyageurs',
+    under15: 'moins de 15 min',
+    under45: 'de 15 à 44 min',
+    over45: '45 min ou plus',
+    unknown: 'aucune durée publiée',
+    mapLabel: 'Carte des frontières des États-Unis avec le Canada et le Mexique',
+  },
+  skill: {
+    title: 'Bilan des prévisions',
+    intro:
+      'L’écart entre les prévisions publiées et les relevés arrivés ensuite, sur les 28 derniers jours, toutes voies confondues.',
+    horizon: 'Horizon',
+    median: 'Erreur absolue moyenne, médiane (min)',
+    p90: 'Erreur absolue moyenne, 90e centile (min)',
+    n: 'Prévisions vérifiées',
+    chartLabel: 'Erreur absolue moyenne en minutes par horizon : médiane et 90e centile',
+    none: 'Pas encore de bilan.',
+  },
+  status: {
+    title: 'État des sources',
+    intro: 'Santé des sources de données, selon la dernière ingestion.',
+    outage: 'Panne : la source {source} est en échec',
+    allGood: 'Toutes les sources répondent.',
+    lastSuccess: 'Dernier succès',
+    lastAttempt: 'Dernière tentative',
+    lag: 'Retard depuis le dernier succès',
+    lastError: 'Dernière erreur',
+    failures: 'Échecs consécutifs',
+    ports: 'Passages dans le dernier document',
+    readings: 'Relevés',
+    rejects: 'Relevés rejetés',
+    newObs: 'Nouvelles observations',
+    duration: 'Durée',
+    generated: 'Document produit',
+    never: 'jamais',
+    noError: 'aucune',
+  },
+  key: {
+    title: 'Demander une clé d’API',
+    intro:
+      'Les clés sont destinées aux entreprises (flottes, TMS, analystes) : les mêmes données, limitées à 60 requêtes par minute et par clé. La lecture publique ne demande pas de clé.',
+    name: 'Nom',
+    email: 'Courriel',
+    organisation: 'Organisation',
+    use: 'À quoi servira-t-elle ?',
+    website: 'Site web (laisser vide)',
+    submit: 'Envoyer la demande',
+    sending: 'Envoi…',
+    errorsTitle: 'Veuillez corriger ce qui suit :',
+    required: '{field} est obligatoire.',
+    badEmail: 'Saisissez une adresse comme nom@exemple.com.',
+    tooShort: 'Dites-nous-en un peu plus (au moins 10 caractères).',
+    success: 'Merci. Votre demande a été reçue ; nous répondrons par courriel.',
+    serverError: 'Le serveur n’a pas pu accepter la demande ({status}).',
+    network: 'La demande n’a pas pu être envoyée. Vérifiez votre connexion et réessayez.',
+  },
+  docs: {
+    title: 'Documentation de l’API et de MCP',
+  },
+};
 
-/** Path of a page in a language: `/status/` -> `/es/status/`. */
+/**
+ * CBSA's own French names of its offices, as `bwt-fra.csv` prints them (the 2026-10-03 lines in
+ * shared/fixtures/feeds and feeds.md 4). Only names seen there are listed: the other offices keep
+ * the name CBSA publishes in English, never a translation of ours.
+ */
+export const CBSA_FRENCH_OFFICE_NAMES: readonly string[] = ['Pont Peace', 'Pont des Mille-Îles'];
+
+/** The CBSA office name to show for a port in a language (French pages use CBSA's French name). */
+export function officeName(lang: Lang, offices: readonly string[]): string | null {
+  if (offices.length === 0) return null;
+  const french = offices.find((name) => CBSA_FRENCH_OFFICE_NAMES.includes(name));
+  const english = offices.find((name) => !CBSA_FRENCH_OFFICE_NAMES.includes(name)) ?? offices[0] ?? null;
+  return lang === 'fr' && french ? french : english;
+}
+
+export const STRINGS: Record<Lang, Strings> = { en, es, fr };
+
+/** Path of a page in a language: `/status/` -> `/es/status/`, `/fr/status/`. */
 export function localePath(lang: Lang, path: string): string {
-  return lang === 'en' ? path : `/es${path}`;
+  return lang === 'en' ? path : `/${lang}${path}`;
 }

@@ -40,6 +40,8 @@ describe('viewer-request outcomes', () => {
     ['/api/v1/ports?border=mx', '/v1/ports/mx.json'],
     ['/api/v1/port-current?include=ports', '/v1/port-current/ports.json'],
     ['/api/v1/port-hourly-averages?port_id=250401', '/v1/port-hourly-averages/250401.json'],
+    ['/api/v1/port-forecast?port_id=san-ysidro', '/v1/port-forecast/san-ysidro.json'],
+    ['/api/v1/forecast-skill', '/v1/forecast-skill.json'],
   ])('%s -> data object %s', (path, uri) => {
     const out = edge(path);
     expect(out.kind).toBe('request');
@@ -52,6 +54,8 @@ describe('viewer-request outcomes', () => {
   it.each([
     '/api/v1/ports?border=xx',
     '/api/v1/port-hourly-averages',
+    '/api/v1/port-forecast',
+    '/api/v1/port-forecast?port_id=../x',
     // Names Object.prototype has: only the table's own entries count.
     '/api/v1/ports?border=constructor',
     '/api/v1/ports?border=__proto__',
@@ -70,6 +74,7 @@ describe('viewer-request outcomes', () => {
     ['/api/v1/wait-observations?port_id=1', {}],
     ['/api/v1/ports', { 'x-api-key': 'bw_live_abc' }],
     ['/api/v1/port-hourly-averages?port_id=250401', { 'x-api-key': 'bw_live_abc' }],
+    ['/api/v1/port-forecast?port_id=250401', { 'x-api-key': 'bw_live_abc' }],
     ['/mcp', {}],
     ['/keys/requests', {}],
   ])('%s %j -> origin api', (path, headers) => {

@@ -3,6 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { METRIC_NAMES, METRICS_NAMESPACE } from '../../functions/core/metrics.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
 import {
   AUTHORIZER_RETRY_AFTER_SECONDS,
@@ -534,11 +535,15 @@ describe('operations', () => {
       'Invocations',
       'Throttles',
     ]);
-    template.hasResourceProperties('AWS::Logs::MetricFilter', {
-      FilterPattern: Match.stringLikeRegexp('outcome=failed'),
-      MetricTransformations: [
-        Match.objectLike({ MetricName: 'FeedFailures', MetricNamespace: 'BorderWaits' }),
-      ],
+    // Failing feeds are a metric the ingest function writes (EMF), not a filter over log text.
+    template.resourceCountIs('AWS::Logs::MetricFilter', 0);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRICS_NAMESPACE,
+      MetricName: METRIC_NAMES.feedFailures,
+      Dimensions: [{ Name: 'service', Value: 'ingest' }],
+      Statistic: 'Sum',
+      Period: 900,
+      Threshold: 15,
     });
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });

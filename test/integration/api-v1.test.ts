@@ -240,6 +240,8 @@ describe('/api/v1 on the local runtime', () => {
     '/api/v1/port-current',
     '/api/v1/port-current?include=ports',
     '/api/v1/port-hourly-averages?port_id=250401',
+    '/api/v1/port-forecast?port_id=250401',
+    '/api/v1/forecast-skill',
     '/api/v1/wait-observations?port_id=250401',
   ])('gives a request with a valid key the same body as a keyless one: %s', async (path) => {
     const { key } = await issueKey(stack);

@@ -14,6 +14,7 @@ import type { z } from 'zod';
 import {
   AveragesQuerySchema,
   CurrentQuerySchema,
+  ForecastQuerySchema,
   ObservationsQuerySchema,
   PortsQuerySchema,
 } from '../../functions/core/queries.ts';
@@ -93,6 +94,7 @@ describe('the OpenAPI document', () => {
       ['/api/v1/port-current', CurrentQuerySchema],
       ['/api/v1/port-hourly-averages', AveragesQuerySchema],
       ['/api/v1/wait-observations', ObservationsQuerySchema],
+      ['/api/v1/port-forecast', ForecastQuerySchema],
     ];
     for (const [path, schema] of schemas) {
       expect(paths[path]?.get?.parameters?.map((p) => p.name).sort()).toEqual(
@@ -167,6 +169,8 @@ describe('fuzzing every query parameter and header', () => {
     '/api/v1/port-current',
     '/api/v1/port-hourly-averages',
     '/api/v1/wait-observations',
+    '/api/v1/port-forecast',
+    '/api/v1/forecast-skill',
     '/api/v1/openapi.json',
     '/api/v1/no-such-view',
   ];

@@ -1,6 +1,7 @@
 /**
  * Settling old dates keeps rollup items bounded without changing any average: concurrent and
- * repeated readers fold each date exactly once (one conditional update per item, no transactions).
+ * repeated writers fold each date exactly once (one conditional update per item, no transactions),
+ * and a settled date is never written again.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,7 @@ describe('rollup settling', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  /** The port's one bucket item (Saturday 8 am); the other item is the port's summary. */
   async function item(): Promise<Record<string, unknown>> {
     const result = await embedded.stores.dynamo.send(
       new QueryCommand({
@@ -58,16 +60,24 @@ describe('rollup settling', () => {
         ExpressionAttributeValues: { ':pk': PORT },
       }),
     );
-    expect(result.Items).toHaveLength(1);
-    return result.Items?.[0] ?? {};
+    expect(result.Items?.map((i) => i.sk)).toEqual(['avg', 'w#6#08']);
+    return result.Items?.find((i) => i.sk === 'w#6#08') ?? {};
   }
+  const dateNames = (stored: Record<string, unknown>) =>
+    Object.keys((stored.p ?? {}) as Record<string, unknown>).map((key) => key.slice(key.indexOf('|') + 1));
 
-  it('before any read, the item holds one attribute per date', async () => {
-    const dates = Object.keys(await item()).filter((name) => /^d\d{4}-\d{2}-\d{2}$/.test(name));
-    expect(dates).toHaveLength(10);
+  it('the first write keeps the recent dates as parts and folds the old ones into one total', async () => {
+    const stored = await item();
+    const cutoff = settledBefore(NOW);
+    expect(dateNames(stored).every((date) => date >= cutoff)).toBe(true);
+    expect(dateNames(stored)).toHaveLength(Math.ceil(SETTLE_AFTER_DAYS / 7));
   });
 
-  it('ten concurrent reads, then three more, all give the exact average and fold each date once', async () => {
+  it('ten concurrent writes of every date, then three more, leave the exact average: each date counted once', async () => {
+    await Promise.all(
+      Array.from({ length: 10 }, () => embedded.stores.rollups.putContributions(CONTRIBUTIONS)),
+    );
+    for (let i = 0; i < 3; i++) await embedded.stores.rollups.putContributions(CONTRIBUTIONS);
     const expected = [
       expect.objectContaining({
         dayOfWeek: 6,
@@ -81,19 +91,25 @@ describe('rollup settling', () => {
       Array.from({ length: 10 }, () => embedded.stores.rollups.averages(PORT)),
     );
     for (const averages of concurrent) expect(averages).toEqual(expected);
-    for (let i = 0; i < 3; i++) expect(await embedded.stores.rollups.averages(PORT)).toEqual(expected);
 
     const stored = await item();
-    const cutoff = `d${settledBefore(NOW)}`;
-    const remaining = Object.keys(stored).filter((name) => /^d\d{4}-\d{2}-\d{2}$/.test(name));
+    const cutoff = settledBefore(NOW);
     // Only the dates of the last SETTLE_AFTER_DAYS stay as dates; the rest is one running total.
-    expect(remaining.every((name) => name >= cutoff)).toBe(true);
-    expect(remaining).toHaveLength(Math.ceil(SETTLE_AFTER_DAYS / 7));
-    const kept = CONTRIBUTIONS.filter((c) => `d${c.localDate}` >= cutoff);
-    const settled = stored.settled as { s: number; n: number; h: Record<string, number> };
-    expect(settled.n).toBe(SAMPLES - kept.reduce((t, c) => t + c.count, 0));
-    expect(settled.s).toBe(SUM - kept.reduce((t, c) => t + c.sum, 0));
-    expect(Object.values(settled.h).reduce((t, n) => t + n, 0)).toBe(settled.n);
-    expect(stored.settledVersion).toBeGreaterThanOrEqual(1);
+    expect(dateNames(stored).every((date) => date >= cutoff)).toBe(true);
+    expect(dateNames(stored)).toHaveLength(Math.ceil(SETTLE_AFTER_DAYS / 7));
+    const kept = CONTRIBUTIONS.filter((c) => c.localDate >= cutoff);
+    const settled = (stored.t as Record<string, { s: number; n: number; h: Record<string, number> }>)[
+      'into-us#passenger#standard'
+    ];
+    expect(settled?.n).toBe(SAMPLES - kept.reduce((t, c) => t + c.count, 0));
+    expect(settled?.s).toBe(SUM - kept.reduce((t, c) => t + c.sum, 0));
+    expect(Object.values(settled?.h ?? {}).reduce((t, n) => t + n, 0)).toBe(settled?.n);
+    expect(stored.v).toBeGreaterThanOrEqual(1);
+    expect(stored.ft).toBe(
+      CONTRIBUTIONS.map((c) => c.localDate)
+        .filter((d) => d < cutoff)
+        .sort()
+        .at(-1),
+    );
   });
 });

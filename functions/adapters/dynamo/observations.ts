@@ -1,70 +1,309 @@
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { mapLimit } from '../../core/concurrency.ts';
+import { InvalidQueryError } from '../../core/errors.ts';
+import type { Direction, Lane, LaneStatus, Mode, Source } from '../../core/model.ts';
 import { type Observation, RETENTION_HOURS } from '../../core/model.ts';
-import type { ObservationFilter, ObservationStore } from '../../core/stores.ts';
-import { batchPut } from './batch.ts';
+import type { ObservationFilter, ObservationPage, ObservationStore } from '../../core/stores.ts';
+
+/** Entries set by one update: keeps the expression far below DynamoDB's 4 KB expression limit. */
+const ENTRIES_PER_UPDATE = 40;
+
+/** `h#2026-11-21T12`: the sort key of the UTC hour holding `epochMs`. */
+export const hourSk = (epochMs: number) => `h#${new Date(epochMs).toISOString().slice(0, 13)}`;
+const HOUR_SK = /^h#\d{4}-\d{2}-\d{2}T\d{2}$/;
 
 /**
- * Observations: pk = port id, sk = `observedAt#direction#mode#lane` (the identity, so a second
- * write of the same observation overwrites itself). `ttl` = observedAt + 14 days; DynamoDB
- * deletes lazily and dynalite never does, so every query also filters on it.
+ * A stored entry: `[source, status, delayMinutes, lanesOpen, maxLanes, fetchedAt]` (positional, so
+ * the attribute names are not repeated in every reading), plus any other field of the reading.
+ */
+type Entry = [
+  Source,
+  LaneStatus,
+  number | null,
+  number | null,
+  number | null,
+  string,
+  Record<string, unknown>?,
+];
+
+/** Map key of a reading inside its hour: the time after the hour (`05:00Z`), then the lane. */
+export function entryKey(o: Pick<Observation, 'observedAt' | 'direction' | 'mode' | 'lane'>): string {
+  const hour = hourSk(Date.parse(o.observedAt)).slice(2);
+  const time = o.observedAt.startsWith(`${hour}:`) ? o.observedAt.slice(14) : o.observedAt;
+  return `${time}|${o.direction}|${o.mode}|${o.lane}`;
+}
+
+function encodeEntry(o: Observation): Entry {
+  const {
+    portId: _p,
+    direction: _d,
+    mode: _m,
+    lane: _l,
+    observedAt: _o,
+    source,
+    status,
+    delayMinutes,
+    lanesOpen,
+    maxLanes,
+    fetchedAt,
+    ...extra
+  } = o;
+  const entry: Entry = [source, status, delayMinutes, lanesOpen ?? null, maxLanes ?? null, fetchedAt];
+  if (Object.keys(extra).length > 0) entry.push(extra);
+  return entry;
+}
+
+function decodeEntry(portId: string, hour: string, key: string, value: Entry): Observation {
+  const [time = '', direction, mode, lane] = key.split('|');
+  const [source, status, delayMinutes, lanesOpen, maxLanes, fetchedAt, extra] = value;
+  return {
+    portId,
+    direction: direction as Direction,
+    mode: mode as Mode,
+    lane: lane as Lane,
+    status,
+    delayMinutes,
+    lanesOpen,
+    maxLanes,
+    observedAt: time.includes('T') ? time : `${hour}:${time}`,
+    source,
+    fetchedAt,
+    ...extra,
+  };
+}
+
+interface Position {
+  /** Hour sort key. */
+  h: string;
+  /** observedAt (ms) and entry key of the last observation returned. */
+  t: number;
+  k: string;
+}
+
+const after = (a: { t: number; k: string }, b: { t: number; k: string }) =>
+  a.t > b.t || (a.t === b.t && a.k > b.k);
+
+function encodeCursor(portId: string, position: Position): string {
+  return Buffer.from(JSON.stringify({ v: 1, p: portId, ...position })).toString('base64url');
+}
+
+function decodeCursor(portId: string, cursor: string): Position {
+  const refuse = () =>
+    new InvalidQueryError(
+      'cursor is not one this API issued for this port: pass the `next` of the previous page unchanged, or start again without it',
+      'cursor',
+    );
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw refuse();
+  }
+  const c = value as Partial<Position & { v: number; p: string }>;
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    c.v !== 1 ||
+    c.p !== portId ||
+    typeof c.h !== 'string' ||
+    !HOUR_SK.test(c.h) ||
+    typeof c.t !== 'number' ||
+    !Number.isFinite(c.t) ||
+    typeof c.k !== 'string'
+  ) {
+    throw refuse();
+  }
+  return { h: c.h, t: c.t, k: c.k };
+}
+
+/**
+ * Observations packed per port and UTC hour: pk = port id, sk = `h#<UTC hour>`, one map `m` whose
+ * entries are the hour's readings keyed by time and lane (`05:00Z|into-us|passenger|standard`).
+ * A write is `SET m.<key> = <reading>` per reading, so writing the same reading again leaves one
+ * copy (idempotent, no transactions). One item serves every reading of its hour: a 336-hour read
+ * is 336 items at most, whatever the number of lanes and readings.
+ *
+ * Expiry: `ttl` = the hour's end + 336 hours (DynamoDB deletes lazily, dynalite never), and every
+ * read also drops each reading older than 336 hours itself, as the item outlives its first ones.
  */
 export function createObservationStore(
   doc: DynamoDBDocumentClient,
   table: string,
   now: () => number,
 ): ObservationStore {
-  return {
-    async putMany(observations) {
-      await batchPut(
-        doc,
-        table,
-        observations.map((o) => ({
-          pk: o.portId,
-          sk: `${o.observedAt}#${o.direction}#${o.mode}#${o.lane}`,
-          ttl: Math.floor(Date.parse(o.observedAt) / 1000) + RETENTION_HOURS * 3600,
-          ...o,
-        })),
-      );
-    },
-    async query(portId, fromMs, toMs, filter: ObservationFilter = {}, limit = Number.POSITIVE_INFINITY) {
-      const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk', '#ttl': 'ttl' };
-      const values: Record<string, unknown> = {
-        ':pk': portId,
-        ':from': new Date(fromMs).toISOString().slice(0, 19),
-        ':to': `${new Date(toMs).toISOString().slice(0, 19)}Z~`,
-        ':now': Math.floor(now() / 1000),
-      };
-      const filters = ['#ttl > :now'];
-      for (const field of ['direction', 'mode', 'lane'] as const) {
-        const value = filter[field];
-        if (value === undefined) continue;
-        names[`#${field}`] = field;
-        values[`:${field}`] = value;
-        filters.push(`#${field} = :${field}`);
-      }
-      const out: Observation[] = [];
-      let start: QueryCommandInput['ExclusiveStartKey'];
-      do {
-        const page = await doc.send(
-          new QueryCommand({
+  const ttlOf = (sk: string) =>
+    Math.floor(Date.parse(`${sk.slice(2)}:00:00Z`) / 1000) + 3600 + RETENTION_HOURS * 3600;
+
+  /** Sets the entries of one hour item; creates the map on the hour's first write. */
+  async function writeHour(portId: string, sk: string, entries: [string, Entry][]): Promise<void> {
+    const names: Record<string, string> = { '#m': 'm', '#ttl': 'ttl' };
+    const values: Record<string, unknown> = { ':ttl': ttlOf(sk) };
+    const sets = entries.map(([key, entry], i) => {
+      names[`#k${i}`] = key;
+      values[`:v${i}`] = entry;
+      return `#m.#k${i} = :v${i}`;
+    });
+    for (;;) {
+      try {
+        await doc.send(
+          new UpdateCommand({
             TableName: table,
-            KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-            FilterExpression: filters.join(' AND '),
+            Key: { pk: portId, sk },
+            UpdateExpression: `SET ${sets.join(', ')}, #ttl = :ttl`,
+            ConditionExpression: 'attribute_exists(#m)',
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
-            ExclusiveStartKey: start,
-            // With a limit, read newest first and stop there: the cost follows the answer.
-            ScanIndexForward: !Number.isFinite(limit),
           }),
         );
-        for (const item of page.Items ?? []) {
-          const { pk: _pk, sk: _sk, ttl: _ttl, ...observation } = item;
-          out.push(observation as Observation);
-          if (out.length >= limit) break;
+        return;
+      } catch (error: unknown) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      // The hour's first write: create the map with these entries, unless a concurrent writer
+      // just did (then the entry update above applies on the next turn).
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: portId, sk },
+            UpdateExpression: 'SET #m = :m, #ttl = :ttl',
+            ConditionExpression: 'attribute_not_exists(#m)',
+            ExpressionAttributeNames: { '#m': 'm', '#ttl': 'ttl' },
+            ExpressionAttributeValues: { ':m': Object.fromEntries(entries), ':ttl': ttlOf(sk) },
+          }),
+        );
+        return;
+      } catch (error: unknown) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+  }
+
+  /** Hour items of a port between two hour keys (inclusive), in key order or reversed. */
+  async function* hours(portId: string, fromSk: string, toSk: string, forward: boolean, wanted: number) {
+    // Read about as many hours as the answer needs (a busy hour holds ~60 readings), not the 1 MB
+    // a Query returns by default: a small page costs a small read.
+    const perQuery = Number.isFinite(wanted) ? Math.min(400, Math.ceil(wanted / 30) + 1) : undefined;
+    let start: QueryCommandInput['ExclusiveStartKey'];
+    do {
+      const page = await doc.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+          FilterExpression: '#ttl > :now',
+          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':pk': portId,
+            ':from': fromSk,
+            ':to': toSk,
+            ':now': Math.floor(now() / 1000),
+          },
+          ExclusiveStartKey: start,
+          ScanIndexForward: forward,
+          Limit: perQuery,
+        }),
+      );
+      for (const item of page.Items ?? []) yield item;
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+
+  /** The live, matching readings of one hour item in time order, with their sort positions. */
+  function readingsOf(
+    portId: string,
+    item: Record<string, unknown>,
+    fromMs: number,
+    toMs: number,
+    filter: ObservationFilter,
+  ): { t: number; k: string; observation: Observation }[] {
+    const sk = String(item.sk);
+    const hour = sk.slice(2);
+    const oldestLive = Math.floor(now() / 1000) - RETENTION_HOURS * 3600;
+    const out: { t: number; k: string; observation: Observation }[] = [];
+    for (const [k, value] of Object.entries((item.m ?? {}) as Record<string, Entry>)) {
+      const observation = decodeEntry(portId, hour, k, value);
+      const t = Date.parse(observation.observedAt);
+      if (t < fromMs || t > toMs || Math.floor(t / 1000) <= oldestLive) continue;
+      if (filter.direction && observation.direction !== filter.direction) continue;
+      if (filter.mode && observation.mode !== filter.mode) continue;
+      if (filter.lane && observation.lane !== filter.lane) continue;
+      out.push({ t, k, observation });
+    }
+    return out.sort((a, b) => a.t - b.t || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  }
+
+  async function page(
+    portId: string,
+    fromMs: number,
+    toMs: number,
+    filter: ObservationFilter,
+    cursor: string | null,
+    limit: number,
+  ): Promise<ObservationPage> {
+    const position = cursor === null ? null : decodeCursor(portId, cursor);
+    const fromSk = position && position.h > hourSk(fromMs) ? position.h : hourSk(fromMs);
+    const found: { h: string; t: number; k: string; observation: Observation }[] = [];
+    // One more than the page says whether another page follows.
+    for await (const item of hours(portId, fromSk, hourSk(toMs), true, limit + 1)) {
+      for (const reading of readingsOf(portId, item, fromMs, toMs, filter)) {
+        if (position && !after(reading, position)) continue;
+        found.push({ h: String(item.sk), ...reading });
+      }
+      if (found.length > limit) break;
+    }
+    const kept = found.slice(0, limit);
+    const last = kept.at(-1);
+    return {
+      observations: kept.map((r) => r.observation),
+      next: found.length > limit && last ? encodeCursor(portId, { h: last.h, t: last.t, k: last.k }) : null,
+    };
+  }
+
+  return {
+    async putMany(observations) {
+      const byHour = new Map<string, { portId: string; sk: string; entries: [string, Entry][] }>();
+      for (const o of observations) {
+        const sk = hourSk(Date.parse(o.observedAt));
+        const id = `${o.portId}\n${sk}`;
+        const group = byHour.get(id) ?? { portId: o.portId, sk, entries: [] };
+        group.entries.push([entryKey(o), encodeEntry(o)]);
+        byHour.set(id, group);
+      }
+      const writes = [...byHour.values()].flatMap((group) => {
+        const unique = [...new Map(group.entries).entries()];
+        const parts: { portId: string; sk: string; entries: [string, Entry][] }[] = [];
+        for (let i = 0; i < unique.length; i += ENTRIES_PER_UPDATE) {
+          parts.push({ ...group, entries: unique.slice(i, i + ENTRIES_PER_UPDATE) });
         }
-        start = out.length >= limit ? undefined : page.LastEvaluatedKey;
-      } while (start);
-      return Number.isFinite(limit) ? out.reverse() : out;
+        return parts;
+      });
+      await mapLimit(writes, 8, (w) => writeHour(w.portId, w.sk, w.entries));
+    },
+    page,
+    async query(portId, fromMs, toMs, filter: ObservationFilter = {}, limit = Number.POSITIVE_INFINITY) {
+      if (!Number.isFinite(limit)) {
+        const out: Observation[] = [];
+        for await (const item of hours(portId, hourSk(fromMs), hourSk(toMs), true, limit)) {
+          for (const r of readingsOf(portId, item, fromMs, toMs, filter)) out.push(r.observation);
+        }
+        return out;
+      }
+      // The newest `limit`: read hours newest first and stop there, so the cost follows the answer.
+      const newest: Observation[] = [];
+      for await (const item of hours(portId, hourSk(fromMs), hourSk(toMs), false, limit)) {
+        const readings = readingsOf(portId, item, fromMs, toMs, filter);
+        for (let i = readings.length - 1; i >= 0 && newest.length < limit; i--) {
+          newest.push((readings[i] as (typeof readings)[number]).observation);
+        }
+        if (newest.length >= limit) break;
+      }
+      return newest.reverse();
     },
   };
 }

@@ -1,15 +1,16 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
+  GetCommand,
   QueryCommand,
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
-import type { Direction, Lane, Mode } from '../../core/model.ts';
+import type { Direction, HourlyAverage, Lane, Mode } from '../../core/model.ts';
 import {
-  averagesFromContributions,
   type Histogram,
+  medianOf,
   mergeHistograms,
   type RollupContribution,
   type RollupStore,
@@ -17,178 +18,337 @@ import {
 } from '../../core/rollups.ts';
 import { batchPut } from './batch.ts';
 
-const DATE_PREFIX = 'd';
-
-/** A date's (or the settled total's) stored `{ s, n, h }`. */
-function dateOf(value: { s?: unknown; n?: unknown; h?: unknown }) {
-  return {
-    sum: Number(value.s),
-    count: Number(value.n),
-    histogram: (value.h ?? {}) as Histogram,
-  };
+/** A date's part or a lane's settled total: sum, count and the histogram of whole-minute delays. */
+interface Part {
+  s: number;
+  n: number;
+  h: Histogram;
 }
 
-interface Fold {
-  sk: string;
-  dates: string[];
-  version: number;
-  settled: { s: number; n: number; h: Histogram };
+/** The summary of one hour-of-week bucket: the revision it was computed from, `[sum, count, median]` per lane. */
+interface BucketSummary {
+  r: number;
+  l: Record<string, [number, number, number | null]>;
 }
 
-const bucketSk = (c: Pick<RollupContribution, 'direction' | 'mode' | 'lane' | 'dayOfWeek' | 'hour'>) =>
-  `${c.direction}#${c.mode}#${c.lane}#${c.dayOfWeek}#${String(c.hour).padStart(2, '0')}`;
+/** The item holding every bucket's summary of a port. */
+export const SUMMARY_SK = 'avg';
+/** `w#6#08`: Saturday, 8 am port-local. */
+export const weekSk = (dayOfWeek: number, hour: number) => `w#${dayOfWeek}#${String(hour).padStart(2, '0')}`;
+const laneOf = (c: Pick<RollupContribution, 'direction' | 'mode' | 'lane'>) =>
+  `${c.direction}#${c.mode}#${c.lane}`;
+const partKey = (c: RollupContribution) => `${laneOf(c)}|${c.localDate}`;
+const partOf = (c: RollupContribution): Part => ({ s: c.sum, n: c.count, h: c.histogram });
+
+/** Per lane of one bucket item: `[sum, count, median]` over its dates and its settled total. */
+function summarize(item: Record<string, unknown>): BucketSummary {
+  const lanes = new Map<string, Part[]>();
+  const add = (lane: string, part: Part) => lanes.set(lane, [...(lanes.get(lane) ?? []), part]);
+  for (const [key, part] of Object.entries((item.p ?? {}) as Record<string, Part>)) {
+    add(key.slice(0, key.indexOf('|')), part);
+  }
+  for (const [lane, part] of Object.entries((item.t ?? {}) as Record<string, Part>)) add(lane, part);
+  const l: BucketSummary['l'] = {};
+  for (const [lane, parts] of lanes) {
+    const sum = parts.reduce((total, part) => total + Number(part.s), 0);
+    const count = parts.reduce((total, part) => total + Number(part.n), 0);
+    if (count > 0) l[lane] = [sum, count, medianOf(mergeHistograms(parts.map((part) => part.h ?? {})))];
+  }
+  return { r: Number(item.r ?? 0), l };
+}
+
+/** Averages of a port from its summary item, rounded to 0.1 minute, in a stable order. */
+function averagesOf(portId: string, summary: Record<string, BucketSummary>): HourlyAverage[] {
+  const out: HourlyAverage[] = [];
+  for (const [bucket, { l }] of Object.entries(summary)) {
+    const [dayOfWeek, hour] = bucket.split('#').map(Number) as [number, number];
+    for (const [lane, [sum, count, median]] of Object.entries(l)) {
+      const [direction, mode, laneName] = lane.split('#') as [Direction, Mode, Lane];
+      if (count === 0) continue;
+      out.push({
+        portId,
+        direction,
+        mode,
+        lane: laneName,
+        dayOfWeek,
+        hour,
+        averageDelayMinutes: Math.round((sum / count) * 10) / 10,
+        medianDelayMinutes: median,
+        samples: count,
+      });
+    }
+  }
+  return out.sort(
+    (a, b) =>
+      a.direction.localeCompare(b.direction) ||
+      a.mode.localeCompare(b.mode) ||
+      a.lane.localeCompare(b.lane) ||
+      a.dayOfWeek - b.dayOfWeek ||
+      a.hour - b.hour,
+  );
+}
 
 /**
- * Bulk load into an EMPTY rollup table (a backfill, a benchmark's history): one put per bucket
- * carrying all its dates, instead of one update per date. It replaces whole buckets, so it must
- * not run beside the ingest.
+ * Bulk load into an EMPTY rollup table (a benchmark's history): one put per bucket item and one
+ * summary per port. It replaces whole items, so it must not run beside the ingest.
  */
 export async function loadRollups(
   doc: DynamoDBDocumentClient,
   table: string,
   contributions: readonly RollupContribution[],
 ): Promise<void> {
-  const items = new Map<string, Record<string, unknown>>();
+  const items = new Map<string, Record<string, unknown> & { p: Record<string, Part> }>();
   for (const c of contributions) {
-    const key = `${c.portId}|${bucketSk(c)}`;
-    const item = items.get(key) ?? {
-      pk: c.portId,
-      sk: bucketSk(c),
-      direction: c.direction,
-      mode: c.mode,
-      lane: c.lane,
-      dayOfWeek: c.dayOfWeek,
-      hour: c.hour,
-    };
-    item[`${DATE_PREFIX}${c.localDate}`] = { s: c.sum, n: c.count, h: c.histogram };
-    items.set(key, item);
+    const sk = weekSk(c.dayOfWeek, c.hour);
+    const item = items.get(`${c.portId}|${sk}`) ?? { pk: c.portId, sk, p: {}, t: {}, r: 1 };
+    item.p[partKey(c)] = partOf(c);
+    items.set(`${c.portId}|${sk}`, item);
   }
-  await batchPut(doc, table, [...items.values()]);
+  const summaries = new Map<string, Record<string, BucketSummary>>();
+  for (const item of items.values()) {
+    const s = summaries.get(String(item.pk)) ?? {};
+    s[String(item.sk).slice(2)] = summarize(item);
+    summaries.set(String(item.pk), s);
+  }
+  await batchPut(doc, table, [
+    ...items.values(),
+    ...[...summaries].map(([pk, s]) => ({ pk, sk: SUMMARY_SK, s })),
+  ]);
 }
 
 /**
- * Rollups: pk = port id, sk = `direction#mode#lane#dayOfWeek#hour`; one attribute per port-local
- * date (`d2026-03-08` = { s: sum, n: count }) set absolutely, so rewrites are idempotent. No TTL:
- * the averages outlive the 14-day raw window.
+ * Rollups, one item per port and port-local hour of week: pk = port id, sk = `w#<dayOfWeek>#<hh>`.
+ * Map `p` holds one part per lane and port-local date (`into-us#passenger#standard|2026-03-08` ->
+ * { s: sum, n: count, h: histogram of whole-minute delays }), each set absolutely, so rewriting a
+ * date is idempotent; map `t` holds each lane's settled total. No TTL: the averages outlive the
+ * 14-day raw window.
  *
- * Each date also keeps a histogram of its delays (`h`: minutes -> count), so medians are exact.
+ * Summary: every write returns the bucket item (`ReturnValues: ALL_NEW`, no read), from which the
+ * bucket's `[sum, count, exact median]` per lane goes into the port's summary item
+ * (sk = `avg`, map `s`), guarded by the bucket's revision `r` (incremented by every write) so an
+ * older computation never replaces a newer one. A port's averages are then one GetItem.
  *
- * Settling keeps items small: when the averages are read, dates older than `settledBefore(now)`
- * are folded into `settled` ({ s, n, h }) by one conditional update per item (set the new total and
- * its version, `REMOVE` the dates, only if they all still exist and the version is the one read).
- * A single-item update is atomic, so each date is folded exactly once, even by concurrent or
- * repeated readers, without transactions.
+ * Settling keeps items small: dates older than `settledBefore(now)` are folded into `t` by one
+ * conditional update (the dates must still exist and the settle version `v` be the one read; `ft`
+ * records the newest folded date and a part for a date at or before it is never written again), so
+ * each date is counted exactly once however many writers race, without transactions.
  */
 export function createRollupStore(
   doc: DynamoDBDocumentClient,
   table: string,
   now: () => number = Date.now,
-): RollupStore {
-  const write = (c: RollupContribution) =>
-    doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: c.portId, sk: bucketSk(c) },
-        UpdateExpression:
-          'SET #date = :value, direction = :direction, #mode = :mode, lane = :lane, dayOfWeek = :dow, #hour = :hour',
-        ExpressionAttributeNames: {
-          '#date': `${DATE_PREFIX}${c.localDate}`,
-          '#mode': 'mode',
-          '#hour': 'hour',
-        },
-        ExpressionAttributeValues: {
-          ':value': { s: c.sum, n: c.count, h: c.histogram },
-          ':direction': c.direction,
-          ':mode': c.mode,
-          ':lane': c.lane,
-          ':dow': c.dayOfWeek,
-          ':hour': c.hour,
-        },
-      }),
-    );
+): RollupStore & {
+  /** Recomputes a port's summary from its bucket items (after a migration or a bulk load). */
+  rebuildSummary(portId: string): Promise<void>;
+} {
+  const conditionFailed = (error: unknown) => error instanceof ConditionalCheckFailedException;
+
+  /** Writes one bucket's parts; returns the item after the write. */
+  async function writeBucket(
+    portId: string,
+    sk: string,
+    parts: ReadonlyMap<string, Part>,
+  ): Promise<Record<string, unknown> | undefined> {
+    let pending = new Map(parts);
+    for (;;) {
+      if (pending.size === 0) {
+        const current = await doc.send(
+          new GetCommand({ TableName: table, Key: { pk: portId, sk }, ConsistentRead: true }),
+        );
+        return current.Item;
+      }
+      const oldest = [...pending.keys()].map((key) => key.slice(key.indexOf('|') + 1)).sort()[0] ?? '';
+      const guardOld = oldest < settledBefore(now());
+      const names: Record<string, string> = { '#p': 'p', '#r': 'r' };
+      const values: Record<string, unknown> = { ':one': 1 };
+      const sets = [...pending].map(([key, part], i) => {
+        names[`#k${i}`] = key;
+        values[`:v${i}`] = part;
+        return `#p.#k${i} = :v${i}`;
+      });
+      if (guardOld) {
+        names['#ft'] = 'ft';
+        values[':oldest'] = oldest;
+      }
+      try {
+        const result = await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: portId, sk },
+            UpdateExpression: `SET ${sets.join(', ')} ADD #r :one`,
+            ConditionExpression: `attribute_exists(#p)${guardOld ? ' AND (attribute_not_exists(#ft) OR #ft < :oldest)' : ''}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return result.Attributes;
+      } catch (error: unknown) {
+        if (!conditionFailed(error)) throw error;
+      }
+      try {
+        const result = await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: portId, sk },
+            UpdateExpression: 'SET #p = :p, #t = :empty, #r = :one',
+            ConditionExpression: 'attribute_not_exists(#p)',
+            ExpressionAttributeNames: { '#p': 'p', '#t': 't', '#r': 'r' },
+            ExpressionAttributeValues: { ':p': Object.fromEntries(pending), ':empty': {}, ':one': 1 },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return result.Attributes;
+      } catch (error: unknown) {
+        if (!conditionFailed(error)) throw error;
+      }
+      // The item exists: either a concurrent writer created it (the next turn applies), or some of
+      // these dates are already settled (never written again: their total holds them).
+      const current = await doc.send(
+        new GetCommand({ TableName: table, Key: { pk: portId, sk }, ConsistentRead: true }),
+      );
+      const folded = typeof current.Item?.ft === 'string' ? current.Item.ft : null;
+      if (folded !== null) {
+        pending = new Map([...pending].filter(([key]) => key.slice(key.indexOf('|') + 1) > folded));
+      }
+    }
+  }
+
+  /** Puts one bucket's summary into the port's summary item unless a newer one is there. */
+  async function writeSummary(portId: string, bucket: string, summary: BucketSummary): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: portId, sk: SUMMARY_SK },
+            UpdateExpression: 'SET #s.#b = :summary',
+            ConditionExpression: 'attribute_exists(#s) AND (attribute_not_exists(#s.#b) OR #s.#b.#r < :r)',
+            ExpressionAttributeNames: { '#s': 's', '#b': bucket, '#r': 'r' },
+            ExpressionAttributeValues: { ':summary': summary, ':r': summary.r },
+          }),
+        );
+        return;
+      } catch (error: unknown) {
+        if (!conditionFailed(error)) throw error;
+      }
+      const current = await doc.send(
+        new GetCommand({ TableName: table, Key: { pk: portId, sk: SUMMARY_SK }, ConsistentRead: true }),
+      );
+      const stored = (current.Item?.s as Record<string, BucketSummary> | undefined)?.[bucket];
+      if (stored && Number(stored.r) >= summary.r) return;
+      if (!current.Item?.s) {
+        await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: portId, sk: SUMMARY_SK },
+            UpdateExpression: 'SET #s = if_not_exists(#s, :empty)',
+            ExpressionAttributeNames: { '#s': 's' },
+            ExpressionAttributeValues: { ':empty': {} },
+          }),
+        );
+      }
+    }
+    throw new Error(`rollup summary of ${portId} ${bucket}: still conflicting after 3 attempts`);
+  }
+
   /**
-   * Folds old dates into the bucket's settled total: one conditional update that applies only if
-   * the dates still exist and the settled total is still the one read (its version), so each date
-   * is counted exactly once however many readers race; a reader that loses leaves it to the next.
+   * Folds the dates older than the settle cutoff into each lane's total: one conditional update
+   * that applies only if the dates still exist and the version is the one read; a writer that
+   * loses leaves it to the next write of the bucket.
    */
-  const settle = async (portId: string, fold: Fold) => {
-    const names = Object.fromEntries(fold.dates.map((date, i) => [`#d${i}`, date]));
+  async function settle(portId: string, item: Record<string, unknown>): Promise<void> {
+    const cutoff = settledBefore(now());
+    const parts = (item.p ?? {}) as Record<string, Part>;
+    const old = Object.keys(parts).filter((key) => key.slice(key.indexOf('|') + 1) < cutoff);
+    if (old.length === 0) return;
+    const totals = new Map<string, Part[]>();
+    for (const key of old) {
+      const lane = key.slice(0, key.indexOf('|'));
+      totals.set(lane, [...(totals.get(lane) ?? []), parts[key] as Part]);
+    }
+    const settled = (item.t ?? {}) as Record<string, Part>;
+    const names: Record<string, string> = { '#p': 'p', '#t': 't', '#v': 'v', '#ft': 'ft' };
+    const values: Record<string, unknown> = { ':next': Number(item.v ?? 0) + 1 };
+    const sets: string[] = [];
+    [...totals].forEach(([lane, folded], i) => {
+      const all = [...folded, ...(settled[lane] ? [settled[lane]] : [])];
+      names[`#l${i}`] = lane;
+      values[`:t${i}`] = {
+        s: all.reduce((total, part) => total + Number(part.s), 0),
+        n: all.reduce((total, part) => total + Number(part.n), 0),
+        h: mergeHistograms(all.map((part) => part.h ?? {})),
+      };
+      sets.push(`#t.#l${i} = :t${i}`);
+    });
+    const newest = old.map((key) => key.slice(key.indexOf('|') + 1)).sort();
+    const previous = typeof item.ft === 'string' ? item.ft : '';
+    values[':ft'] = [previous, ...newest].sort().at(-1);
+    old.forEach((key, i) => {
+      names[`#d${i}`] = key;
+    });
+    const version = Number(item.v ?? 0);
+    if (version > 0) values[':version'] = version;
     try {
       await doc.send(
         new UpdateCommand({
           TableName: table,
-          Key: { pk: portId, sk: fold.sk },
-          UpdateExpression: `SET settled = :settled, settledVersion = :next REMOVE ${Object.keys(names).join(', ')}`,
+          Key: { pk: portId, sk: String(item.sk) },
+          UpdateExpression: `SET ${sets.join(', ')}, #v = :next, #ft = :ft REMOVE ${old.map((_, i) => `#p.#d${i}`).join(', ')}`,
           ConditionExpression: [
-            ...Object.keys(names).map((name) => `attribute_exists(${name})`),
-            fold.version === 0 ? 'attribute_not_exists(settledVersion)' : 'settledVersion = :version',
+            ...old.map((_, i) => `attribute_exists(#p.#d${i})`),
+            version === 0 ? 'attribute_not_exists(#v)' : '#v = :version',
           ].join(' AND '),
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: {
-            ':settled': fold.settled,
-            ':next': fold.version + 1,
-            ...(fold.version === 0 ? {} : { ':version': fold.version }),
-          },
+          ExpressionAttributeValues: values,
         }),
       );
     } catch (error: unknown) {
-      // Another reader folded first: the next read folds whatever is left.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // Another writer folded first: the next write of this bucket folds whatever is left.
+      if (!conditionFailed(error)) throw error;
     }
-  };
+  }
+
   return {
     async putContributions(contributions) {
-      // Independent absolute writes: a few in flight at once.
-      await mapLimit(contributions, 8, write);
+      const buckets = new Map<string, { portId: string; sk: string; parts: Map<string, Part> }>();
+      for (const c of contributions) {
+        const sk = weekSk(c.dayOfWeek, c.hour);
+        const id = `${c.portId}\n${sk}`;
+        const bucket = buckets.get(id) ?? { portId: c.portId, sk, parts: new Map() };
+        bucket.parts.set(partKey(c), partOf(c));
+        buckets.set(id, bucket);
+      }
+      await mapLimit([...buckets.values()], 8, async ({ portId, sk, parts }) => {
+        const item = await writeBucket(portId, sk, parts);
+        if (!item) return;
+        await writeSummary(portId, sk.slice(2), summarize(item));
+        await settle(portId, item);
+      });
     },
     async averages(portId) {
-      const buckets: Parameters<typeof averagesFromContributions>[1][number][] = [];
-      const cutoff = `${DATE_PREFIX}${settledBefore(now())}`;
-      const folds: Fold[] = [];
+      const result = await doc.send(
+        new GetCommand({ TableName: table, Key: { pk: portId, sk: SUMMARY_SK } }),
+      );
+      return averagesOf(portId, (result.Item?.s ?? {}) as Record<string, BucketSummary>);
+    },
+    async rebuildSummary(portId) {
       let start: QueryCommandInput['ExclusiveStartKey'];
       do {
         const page = await doc.send(
           new QueryCommand({
             TableName: table,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': portId },
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :w)',
+            ExpressionAttributeValues: { ':pk': portId, ':w': 'w#' },
+            ConsistentRead: true,
             ExclusiveStartKey: start,
           }),
         );
         for (const item of page.Items ?? []) {
-          const entries = Object.entries(item).filter(
-            ([name]) => name.startsWith(DATE_PREFIX) && name.length === 11,
-          );
-          const dates = entries.map(([, value]) => dateOf(value));
-          const settled = item.settled === undefined ? null : dateOf(item.settled);
-          if (settled) dates.push(settled);
-          const old = entries.filter(([name]) => name < cutoff);
-          if (old.length > 0) {
-            const parts = [...(settled ? [settled] : []), ...old.map(([, value]) => dateOf(value))];
-            folds.push({
-              sk: String(item.sk),
-              dates: old.map(([name]) => name),
-              version: Number(item.settledVersion ?? 0),
-              settled: {
-                s: parts.reduce((total, part) => total + part.sum, 0),
-                n: parts.reduce((total, part) => total + part.count, 0),
-                h: mergeHistograms(parts.map((part) => part.histogram)),
-              },
-            });
-          }
-          buckets.push({
-            direction: item.direction as Direction,
-            mode: item.mode as Mode,
-            lane: item.lane as Lane,
-            dayOfWeek: Number(item.dayOfWeek),
-            hour: Number(item.hour),
-            dates,
-          });
+          await writeSummary(portId, String(item.sk).slice(2), summarize(item));
         }
         start = page.LastEvaluatedKey;
       } while (start);
-      await mapLimit(folds, 8, (fold) => settle(portId, fold));
-      return averagesFromContributions(portId, buckets);
     },
   };
 }

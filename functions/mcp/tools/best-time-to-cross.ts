@@ -1,11 +1,14 @@
 import * as z from 'zod';
 import { bestTimes } from '../../core/crossings.ts';
+import { findLane } from '../../core/forecast-query.ts';
 import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
 import { PortIdSchema } from '../../core/queries.ts';
+import { utcToZoned, zonedToUtc } from '../../core/time.ts';
 import {
   findPublishedPort,
   guarded,
   loadAverages,
+  loadForecast,
   ok,
   READ_ONLY,
   type ToolRegistrar,
@@ -29,6 +32,43 @@ const InputSchema = z.object({
     .describe('Port-local day, 0 = Sunday; leave out for the whole week'),
   min_samples: z.number().int().min(1).max(1000).default(2).describe('Ignore hours with fewer samples'),
   limit: z.number().int().min(1).max(24).default(5),
+  depart_between: z
+    .object({
+      from: z
+        .string()
+        .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour')
+        .describe('Port-local time today, HH:MM'),
+      to: z
+        .string()
+        .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour')
+        .describe('Port-local time today, HH:MM'),
+    })
+    .optional()
+    .describe(
+      "A departure window today in the port's time zone (within the next 6 hours): answered from the forecast",
+    ),
+});
+
+const SkillSchema = z
+  .object({
+    mae: z.number().nullable(),
+    bias: z.number().nullable(),
+    coverage: z.number().nullable(),
+    n: z.number().int(),
+  })
+  .describe(
+    'Track record (28 days) of the published forecasts at this horizon: MAE and bias in minutes, 80% interval coverage',
+  );
+
+const OptionSchema = z.object({
+  at: z.string().describe('Target time (UTC)'),
+  localTime: z.string().describe('Port-local HH:MM'),
+  delayMinutes: z.number().describe('Forecast wait, minutes'),
+  low: z.number().describe('80% interval, low end'),
+  high: z.number().describe('80% interval, high end'),
+  method: z.enum(['model', 'persistence', 'profile']),
+  horizonMinutes: z.number().int(),
+  skill: SkillSchema.nullable(),
 });
 
 const BucketSchema = z.object({
@@ -51,6 +91,17 @@ const OutputSchema = z.object({
   bucketsConsidered: z.number().int(),
   best: z.array(BucketSchema),
   worst: BucketSchema.nullable(),
+  today: z
+    .object({
+      from: z.string(),
+      to: z.string(),
+      issuedAt: z.string().nullable(),
+      options: z.array(OptionSchema).describe('Forecast points inside the window, lowest wait first'),
+      best: OptionSchema.nullable(),
+      reason: z.string().nullable().describe('Why there is no forecast for the window'),
+    })
+    .nullable()
+    .describe('With depart_between: the forecast for that window today'),
 });
 
 export const registerBestTimeToCross: ToolRegistrar = (server, deps) => {
@@ -61,7 +112,10 @@ export const registerBestTimeToCross: ToolRegistrar = (server, deps) => {
       description:
         'The hours with the lowest average wait (minutes) at one crossing, from hourly averages by day of ' +
         "week and hour in the port's own time zone, with the sample count of each hour. Averages are rebuilt " +
-        'after each ingest from the observations; they describe the past, not a forecast. Anonymous.',
+        'after each ingest from the observations; they describe the past, not a forecast. With depart_between ' +
+        '(a window today, port-local HH:MM, within the next 6 hours), today ranks the forecast points in the ' +
+        'window, each with its 80% interval, the method published (model, persistence or profile: the one with ' +
+        'the lowest error on that lane) and its track record. Anonymous.',
       inputSchema: InputSchema,
       outputSchema: OutputSchema,
       annotations: READ_ONLY,
@@ -92,6 +146,9 @@ export const registerBestTimeToCross: ToolRegistrar = (server, deps) => {
           samples: a.samples,
         });
         const rows = best.map(withDay);
+        const today = input.depart_between
+          ? await forecastWindow(deps, port, input, input.depart_between)
+          : null;
         return ok(
           OutputSchema,
           {
@@ -106,16 +163,77 @@ export const registerBestTimeToCross: ToolRegistrar = (server, deps) => {
             bucketsConsidered: buckets,
             best: rows,
             worst: worst ? withDay(worst) : null,
+            today,
           },
-          rows.length === 0
-            ? `${port.name}: no hourly averages with at least ${input.min_samples} samples yet for ${input.mode} ${input.lane} ${input.direction}.`
-            : `${port.name} (${port.timeZone}), lowest averages: ${rows
-                .map(
-                  (r) =>
-                    `${r.day} ${String(r.hour).padStart(2, '0')}:00 ${r.averageDelayMinutes} min (${r.samples} samples)`,
-                )
-                .join('; ')}`,
+          (today
+            ? today.best
+              ? `Today ${today.from}-${today.to}: best at ${today.best.localTime}, ${today.best.delayMinutes} min (80%: ${today.best.low}-${today.best.high}, ${today.best.method}${today.best.skill ? `, MAE ${today.best.skill.mae} min over ${today.best.skill.n}` : ''}). `
+              : `Today ${today.from}-${today.to}: ${today.reason} `
+            : '') +
+            (rows.length === 0
+              ? `${port.name}: no hourly averages with at least ${input.min_samples} samples yet for ${input.mode} ${input.lane} ${input.direction}.`
+              : `${port.name} (${port.timeZone}), lowest averages: ${rows
+                  .map(
+                    (r) =>
+                      `${r.day} ${String(r.hour).padStart(2, '0')}:00 ${r.averageDelayMinutes} min (${r.samples} samples)`,
+                  )
+                  .join('; ')}`),
         );
       }),
   );
 };
+
+/** The forecast points of one lane inside a port-local window today, lowest wait first. */
+async function forecastWindow(
+  deps: Parameters<ToolRegistrar>[1],
+  port: { id: string; timeZone: string },
+  lane: {
+    direction: (typeof DIRECTIONS)[number];
+    mode: (typeof MODES)[number];
+    lane: (typeof LANES)[number];
+  },
+  window: { from: string; to: string },
+): Promise<z.infer<typeof OutputSchema>['today']> {
+  const nowMs = deps.clock.now();
+  const today = utcToZoned(nowMs, port.timeZone);
+  const instant = (hhmm: string) => {
+    const [hour, minute] = hhmm.split(':').map(Number) as [number, number];
+    return zonedToUtc({ year: today.year, month: today.month, day: today.day, hour, minute }, port.timeZone);
+  };
+  const fromMs = instant(window.from);
+  const toMs = instant(window.to);
+  const body = await loadForecast(deps.readApi, port.id);
+  const empty = { from: window.from, to: window.to, issuedAt: body.issuedAt, options: [], best: null };
+  if (toMs < fromMs) return { ...empty, reason: 'the window ends before it starts (both times are today)' };
+  if (toMs < nowMs) return { ...empty, reason: 'the window is already over today' };
+  const found = findLane(body, lane);
+  if (!found)
+    return { ...empty, reason: `no forecast for ${lane.mode} ${lane.lane} ${lane.direction} at this port` };
+  if (found.points.length === 0) return { ...empty, reason: found.reason ?? 'no forecast for this lane' };
+  const options = found.points
+    .filter((p) => Date.parse(p.at) >= fromMs && Date.parse(p.at) <= toMs)
+    .map((p) => {
+      const local = utcToZoned(Date.parse(p.at), port.timeZone);
+      const skill = found.skill.find((s) => s.horizonMinutes === p.horizonMinutes)?.published ?? null;
+      return {
+        at: p.at,
+        localTime: `${String(local.hour).padStart(2, '0')}:${String(local.minute).padStart(2, '0')}`,
+        delayMinutes: p.delayMinutes,
+        low: p.low,
+        high: p.high,
+        method: p.method,
+        horizonMinutes: p.horizonMinutes,
+        skill: skill && skill.n > 0 ? skill : null,
+      };
+    })
+    .sort((a, b) => a.delayMinutes - b.delayMinutes || a.at.localeCompare(b.at));
+  return {
+    ...empty,
+    options,
+    best: options[0] ?? null,
+    reason:
+      options.length > 0
+        ? null
+        : `no forecast point falls in the window: the forecast issued ${found.issuedAt} reaches ${found.points.at(-1)?.at} (6 hours)`,
+  };
+}

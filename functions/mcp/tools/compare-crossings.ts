@@ -1,11 +1,13 @@
 import * as z from 'zod';
 import { compareCrossings, searchCrossings } from '../../core/crossings.ts';
+import { type ForecastAt, findLane, laneForecastAt } from '../../core/forecast-query.ts';
 import { BORDERS, DIRECTIONS, FRESHNESS, LANES, MODES, SOURCES } from '../../core/model.ts';
 import { PortIdSchema } from '../../core/queries.ts';
 import type { PublishedPort } from '../../core/views.ts';
 import {
   guarded,
   loadCurrent,
+  loadForecast,
   loadPorts,
   ok,
   READ_ONLY,
@@ -50,7 +52,29 @@ const InputSchema = z.object({
     .default(false)
     .describe('Also rank stale readings (75-180 min old); expired ones never rank'),
   limit: z.number().int().min(1).max(30).default(10).describe('Most ranked crossings to return'),
+  arrive_at: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Arrival time (ISO 8601, within the next 6 hours): also rank by the forecast wait then'),
+  in_minutes: z
+    .number()
+    .int()
+    .min(0)
+    .max(360)
+    .optional()
+    .describe('Arrival in this many minutes (0-360): also rank by the forecast wait then'),
 });
+
+const SkillSchema = z
+  .object({
+    mae: z.number().nullable(),
+    bias: z.number().nullable(),
+    coverage: z.number().nullable(),
+    n: z.number().int(),
+  })
+  .describe(
+    'Track record (28 days) of the published forecasts at this horizon: MAE and bias in minutes, 80% interval coverage',
+  );
 
 const OutputSchema = z.object({
   generatedAt: z.string(),
@@ -75,6 +99,28 @@ const OutputSchema = z.object({
     }),
   ),
   excluded: z.array(z.object({ portId: z.string(), name: z.string(), reason: z.string() })),
+  atArrival: z
+    .object({
+      at: z.string(),
+      ranked: z.array(
+        z.object({
+          rank: z.number().int(),
+          portId: z.string(),
+          name: z.string(),
+          lane: z.enum(LANES),
+          delayMinutes: z.number().describe('Forecast wait at arrival, minutes'),
+          low: z.number().describe('80% interval, low end'),
+          high: z.number().describe('80% interval, high end'),
+          method: z.enum(['model', 'persistence', 'profile']),
+          horizonMinutes: z.number().int(),
+          issuedAt: z.string(),
+          skill: SkillSchema.nullable(),
+        }),
+      ),
+      excluded: z.array(z.object({ portId: z.string(), name: z.string(), reason: z.string() })),
+    })
+    .nullable()
+    .describe('With arrive_at or in_minutes: crossings ranked by the forecast wait at arrival'),
 });
 
 export const registerCompareCrossings: ToolRegistrar = (server, deps) => {
@@ -87,7 +133,9 @@ export const registerCompareCrossings: ToolRegistrar = (server, deps) => {
         'traveller may use. Only open lanes with a published number count; stale readings only with ' +
         'include_stale, expired ones never; each result carries its observedAt, age and freshness, and ' +
         'crossings left out are listed with the reason. Choose crossings by port_ids, border, state or near. ' +
-        'Anonymous.',
+        'With arrive_at or in_minutes (up to 6 hours ahead), atArrival also ranks them by the forecast wait at ' +
+        'arrival, each with its 80% interval, the method published (model, persistence or profile: the one ' +
+        'with the lowest error on that lane) and its track record. Anonymous.',
       inputSchema: InputSchema,
       outputSchema: OutputSchema,
       annotations: READ_ONLY,
@@ -137,6 +185,19 @@ export const registerCompareCrossings: ToolRegistrar = (server, deps) => {
           nowMs,
         );
         const top = ranked.slice(0, input.limit);
+        if (input.arrive_at !== undefined && input.in_minutes !== undefined) {
+          return toolError('Give arrive_at or in_minutes, not both.');
+        }
+        const arrivalMs =
+          input.arrive_at !== undefined
+            ? Date.parse(input.arrive_at)
+            : input.in_minutes !== undefined
+              ? nowMs + input.in_minutes * 60_000
+              : null;
+        if (arrivalMs !== null && (arrivalMs < nowMs - 60_000 || arrivalMs > nowMs + 6 * 3_600_000)) {
+          return toolError('arrive_at must be between now and 6 hours from now (the forecasts reach +6 h).');
+        }
+        const atArrival = arrivalMs === null ? null : await rankAtArrival(deps, candidates, input, arrivalMs);
         return ok(
           OutputSchema,
           {
@@ -148,14 +209,84 @@ export const registerCompareCrossings: ToolRegistrar = (server, deps) => {
             lanes: input.lanes,
             ranked: top,
             excluded,
+            atArrival: atArrival && { ...atArrival, ranked: atArrival.ranked.slice(0, input.limit) },
           },
-          top.length === 0
-            ? `No crossing has a usable ${input.mode} reading now (${excluded.length} left out; see excluded).`
-            : `Shortest now: ${top
-                .slice(0, 3)
-                .map((r) => `${r.rank}. ${r.name} ${r.delayMinutes} min (${r.lane}, ${r.ageMinutes} min old)`)
-                .join('; ')}`,
+          atArrival
+            ? atArrival.ranked.length === 0
+              ? `No forecast for ${atArrival.at} at these crossings (see atArrival.excluded).`
+              : `Forecast at ${atArrival.at}: ${atArrival.ranked
+                  .slice(0, 3)
+                  .map(
+                    (r) =>
+                      `${r.rank}. ${r.name} ${r.delayMinutes} min (80%: ${r.low}-${r.high}, ${r.lane}, ${r.method}${r.skill ? `, MAE ${r.skill.mae} min over ${r.skill.n}` : ''})`,
+                  )
+                  .join('; ')}`
+            : top.length === 0
+              ? `No crossing has a usable ${input.mode} reading now (${excluded.length} left out; see excluded).`
+              : `Shortest now: ${top
+                  .slice(0, 3)
+                  .map(
+                    (r) => `${r.rank}. ${r.name} ${r.delayMinutes} min (${r.lane}, ${r.ageMinutes} min old)`,
+                  )
+                  .join('; ')}`,
         );
       }),
   );
 };
+
+/** Crossings ranked by the forecast wait at `arrivalMs` over the allowed lanes (best lane each). */
+async function rankAtArrival(
+  deps: Parameters<ToolRegistrar>[1],
+  candidates: readonly PublishedPort[],
+  input: {
+    direction: (typeof DIRECTIONS)[number];
+    mode: (typeof MODES)[number];
+    lanes: (typeof LANES)[number][];
+  },
+  arrivalMs: number,
+) {
+  const rows: {
+    portId: string;
+    name: string;
+    lane: (typeof LANES)[number];
+    forecast: ForecastAt;
+  }[] = [];
+  const excluded: { portId: string; name: string; reason: string }[] = [];
+  for (const port of candidates) {
+    const body = await loadForecast(deps.readApi, port.id);
+    let best: { lane: (typeof LANES)[number]; forecast: ForecastAt } | null = null;
+    const reasons: string[] = [];
+    for (const lane of input.lanes) {
+      const found = findLane(body, { direction: input.direction, mode: input.mode, lane });
+      if (!found) continue;
+      const at = laneForecastAt(found, arrivalMs);
+      if ('reason' in at) reasons.push(`${lane}: ${at.reason}`);
+      else if (!best || at.delayMinutes < best.forecast.delayMinutes) best = { lane, forecast: at };
+    }
+    if (best) rows.push({ portId: port.id, name: port.name, ...best });
+    else
+      excluded.push({
+        portId: port.id,
+        name: port.name,
+        reason: reasons.join('; ') || `no ${input.mode} forecast for ${input.lanes.join(', ')}`,
+      });
+  }
+  rows.sort((a, b) => a.forecast.delayMinutes - b.forecast.delayMinutes || a.portId.localeCompare(b.portId));
+  return {
+    at: new Date(arrivalMs).toISOString(),
+    ranked: rows.map((row, index) => ({
+      rank: index + 1,
+      portId: row.portId,
+      name: row.name,
+      lane: row.lane,
+      delayMinutes: row.forecast.delayMinutes,
+      low: row.forecast.low,
+      high: row.forecast.high,
+      method: row.forecast.method,
+      horizonMinutes: row.forecast.horizonMinutes,
+      issuedAt: row.forecast.issuedAt,
+      skill: row.forecast.skill,
+    })),
+    excluded,
+  };
+}

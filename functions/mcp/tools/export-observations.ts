@@ -99,16 +99,24 @@ export const registerExportObservations: ToolRegistrar = (server, deps) => {
         let from = '';
         let to = '';
         for (const portId of portIds) {
-          const result = await deps.readApi.observations({
-            port_id: portId,
-            hours: input.hours,
-            direction: input.direction,
-            mode: input.mode,
-            lane: input.lane,
-          });
-          from = result.body.from;
-          to = result.body.to;
-          for (const o of result.body.observations) rows.push({ portId, fetchedAt: '', ...o });
+          // The whole window, page by page (each page's cursor keeps the first page's window).
+          let cursor: string | undefined;
+          do {
+            const result = await deps.readApi.observations({
+              port_id: portId,
+              hours: input.hours,
+              direction: input.direction,
+              mode: input.mode,
+              lane: input.lane,
+              cursor,
+            });
+            if (cursor === undefined) {
+              from = result.body.from;
+              to = result.body.to;
+            }
+            for (const o of result.body.observations) rows.push({ portId, fetchedAt: '', ...o });
+            cursor = result.nextCursor ?? undefined;
+          } while (cursor !== undefined && rows.length <= MAX_ROWS);
         }
         if (rows.length > MAX_ROWS) {
           return toolError(`That is ${rows.length} rows, above ${MAX_ROWS}; export fewer ports or hours.`);

@@ -12,7 +12,7 @@ import {
   unknownPort,
 } from '../tool-kit.ts';
 
-/** Observations one answer carries at most (the newest are kept). */
+/** Observations one answer carries at most (the rest follow with `cursor`). */
 const MAX_HISTORY = 2_000;
 
 const InputSchema = ObservationsQuerySchema.pick({
@@ -20,6 +20,7 @@ const InputSchema = ObservationsQuerySchema.pick({
   direction: true,
   mode: true,
   lane: true,
+  cursor: true,
 }).extend({
   hours: z
     .number()
@@ -45,7 +46,11 @@ const OutputSchema = z.object({
   hours: z.number().int(),
   retentionHours: z.number().int(),
   count: z.number().int(),
-  truncated: z.boolean().describe('True when older observations were left off; narrow the filter or window'),
+  truncated: z.boolean().describe('True when more observations follow: call again with cursor = nextCursor'),
+  nextCursor: z
+    .string()
+    .nullable()
+    .describe('Pass as `cursor` (with the same other arguments) for the next page; null on the last page'),
   observations: z.array(
     z.object({
       direction: z.enum(DIRECTIONS),
@@ -81,7 +86,8 @@ export const registerGetWaitHistory: ToolRegistrar = (server, deps) => {
       description:
         `Observed waits (minutes, each with its observedAt in UTC and source) at one crossing over the last 1-${RETENTION_HOURS} ` +
         'hours, oldest first, plus the hourly averages (mean and exact median) by port-local day of week and hour with sample counts. ' +
-        `At most ${MAX_HISTORY} observations (the newest). Requires a Business plan (sign-in, scope "history").`,
+        `At most ${MAX_HISTORY} observations per call: when nextCursor is not null, call again with cursor = nextCursor for the next ` +
+        'page (every observation of the window comes exactly once). Requires a Business plan (sign-in, scope "history").',
       inputSchema: InputSchema,
       outputSchema: OutputSchema,
       annotations: READ_ONLY,
@@ -92,15 +98,19 @@ export const registerGetWaitHistory: ToolRegistrar = (server, deps) => {
         if (typeof owner !== 'string') return owner;
         const port = await findPublishedPort(deps, input.port_id);
         if (!port) return unknownPort(input.port_id);
-        const result = await deps.readApi.observations({
-          port_id: port.id,
-          hours: input.hours,
-          direction: input.direction,
-          mode: input.mode,
-          lane: input.lane,
-        });
+        const result = await deps.readApi.observations(
+          {
+            port_id: port.id,
+            hours: input.hours,
+            direction: input.direction,
+            mode: input.mode,
+            lane: input.lane,
+            cursor: input.cursor,
+          },
+          MAX_HISTORY,
+        );
         const body = result.body;
-        const kept = body.observations.slice(-MAX_HISTORY);
+        const kept = body.observations;
         const averages = input.include_averages
           ? (await loadAverages(deps.readApi, port.id)).filter(
               (a) =>
@@ -122,11 +132,13 @@ export const registerGetWaitHistory: ToolRegistrar = (server, deps) => {
             hours: body.hours,
             retentionHours: body.retentionHours,
             count: kept.length,
-            truncated: body.truncated || kept.length < body.observations.length,
+            truncated: result.nextCursor !== null,
+            nextCursor: result.nextCursor,
             observations: kept,
             averages,
           },
-          `${port.name}: ${kept.length} observation(s) from ${body.from} to ${body.to}, ${averages.length} hourly average bucket(s).`,
+          `${port.name}: ${kept.length} observation(s) from ${body.from} to ${body.to}, ${averages.length} hourly average bucket(s).` +
+            (result.nextCursor === null ? '' : ' More follow: call again with cursor = nextCursor.'),
         );
       }),
   );

@@ -5,7 +5,10 @@ import type { Strings } from '../i18n';
 export type { LaneWait };
 
 /** A port of `port-current?include=ports`, as the pages use it. */
-export type CurrentPort = Pick<PublishedPort, 'id' | 'slug' | 'name' | 'crossing' | 'border' | 'hours'> & {
+export type CurrentPort = Pick<
+  PublishedPort,
+  'id' | 'slug' | 'name' | 'crossing' | 'border' | 'hours' | 'location' | 'cbsaOffices'
+> & {
   current: Current;
 };
 
@@ -37,7 +40,7 @@ export function waitKey(lane: LaneWait): number {
   return lane.status === 'open' && lane.delayMinutes !== null ? lane.delayMinutes : Number.POSITIVE_INFINITY;
 }
 
-export function ageText(t: Strings, iso: string | null, nowMs: number): string {
+export function ageText(t: Pick<Strings, 'labels'>, iso: string | null, nowMs: number): string {
   if (!iso) return '—';
   const minutes = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 60_000));
   if (minutes < 1) return t.labels.justNow;
@@ -54,17 +57,63 @@ export interface Fetched<T> {
   body: T;
   /** The service's clock at reading time: the document's `generatedAt` plus time since the fetch. */
   now: () => number;
+  /** True when the network failed and this is the last copy kept in the browser. */
+  offline: boolean;
 }
 
-/** GET a JSON document; `now()` follows the service clock so ages agree with the published freshness. */
-export async function getJson<T>(url: string): Promise<Fetched<T>> {
-  const response = await fetch(url, { headers: { accept: 'application/json' } });
-  if (!response.ok) throw new Error(String(response.status));
-  const body = (await response.json()) as T;
-  const received = Date.now();
+/** Cache of the last good data documents, so a page opened offline shows them (marked offline). */
+const DATA_CACHE = 'border-waits-data';
+const RECEIVED = 'x-received-at';
+
+function fetched<T>(body: T, received: number, offline: boolean): Fetched<T> {
   const generated = (body as { generatedAt?: string }).generatedAt;
   const base = generated ? Date.parse(generated) : received;
-  return { body, now: () => base + (Date.now() - received) };
+  return { body, now: () => base + (Date.now() - received), offline };
+}
+
+async function keep(url: string, text: string, received: number): Promise<void> {
+  if (!('caches' in globalThis)) return;
+  const cache = await caches.open(DATA_CACHE);
+  await cache.put(
+    url,
+    new Response(text, { headers: { 'content-type': 'application/json', [RECEIVED]: String(received) } }),
+  );
+}
+
+async function lastKept<T>(url: string): Promise<Fetched<T> | null> {
+  if (!('caches' in globalThis)) return null;
+  const kept = await (await caches.open(DATA_CACHE)).match(url);
+  if (!kept) return null;
+  return fetched((await kept.json()) as T, Number(kept.headers.get(RECEIVED)) || Date.now(), true);
+}
+
+/**
+ * GET a JSON document; `now()` follows the service clock so ages agree with the published freshness.
+ * When the network fails, the last copy this browser kept is returned with `offline: true` (never as
+ * current); an HTTP error is an error.
+ */
+export async function getJson<T>(url: string, options: { keep?: boolean } = {}): Promise<Fetched<T>> {
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store' });
+  } catch (error) {
+    const last = await lastKept<T>(url).catch(() => null);
+    if (last) return last;
+    throw error;
+  }
+  if (!response.ok) throw new Error(String(response.status));
+  const text = await response.text();
+  const received = Date.now();
+  if (options.keep) await keep(url, text, received).catch(() => undefined);
+  return fetched(JSON.parse(text) as T, received, false);
+}
+
+/** Shows or clears a page's offline note: the data shown is the last received, with its age. */
+export function offlineNote(t: Pick<Strings, 'labels'>, template: string, data: Fetched<unknown>): void {
+  const note = document.getElementById('offline');
+  if (!note) return;
+  const generated = (data.body as { generatedAt?: string }).generatedAt ?? null;
+  note.textContent = data.offline ? template.replace('{age}', ageText(t, generated, data.now())) : '';
 }
 
 export function el<K extends keyof HTMLElementTagNameMap>(
@@ -78,11 +127,17 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/** The freshness shown: offline, the last data is never shown as fresh. */
+export function freshnessText(t: Strings, lane: LaneWait, offline: boolean): string {
+  return offline ? t.labels.lastKnown : label(t, lane.freshness);
+}
+
 export function lanesRow(
   t: Strings,
   lane: LaneWait,
   nowMs: number,
   first?: HTMLElement,
+  offline = false,
 ): HTMLTableRowElement {
   const tr = el('tr');
   if (first) tr.append(first);
@@ -93,7 +148,7 @@ export function lanesRow(
     el('td', { class: 'num wait', 'data-status': lane.status }, waitText(t, lane)),
     el('td', { class: 'num' }, lane.lanesOpen === null ? '—' : String(lane.lanesOpen)),
     el('td', { class: 'num' }, ageText(t, lane.observedAt ?? lane.fetchedAt, nowMs)),
-    el('td', { class: lane.freshness }, label(t, lane.freshness)),
+    el('td', { class: offline ? 'expired' : lane.freshness }, freshnessText(t, lane, offline)),
   );
   return tr;
 }

@@ -14,7 +14,7 @@ import { LIMITS } from '../../../infra/manifest.ts';
 const unreachable = () => Promise.reject(new Error('the OpenAPI document reads no store'));
 const readApi = createReadApi({
   documents: { put: unreachable, get: unreachable, exists: unreachable },
-  observations: { putMany: unreachable, query: unreachable },
+  observations: { putMany: unreachable, query: unreachable, page: unreachable },
   clock: { now: () => Date.parse('2026-11-18T12:00:00Z') },
 });
 

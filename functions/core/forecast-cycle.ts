@@ -1,0 +1,250 @@
+/**
+ * The forecast step of the ingest (after the observations and rollups are stored): once per
+ * 15-minute slot, per port, score the targets that came due, issue the slot's forecasts, publish
+ * the port's forecast document; then the skill summary.
+ *
+ * Idempotent under replay and crash without transactions:
+ * - the slot's inputs are what was known at the slot's start (readings observed up to it), and the
+ *   first stored issue of a slot wins (a conditional put; a rerun reads it back), so the published
+ *   and scored forecasts never change once issued;
+ * - scores are folded into a port-day record by one conditional write of absolute totals guarded
+ *   by the record's `through` (the last target folded), so no target counts twice;
+ * - the slot is marked done only at the end, so a crash leaves it to the next cycle.
+ */
+import { mapLimit } from './concurrency.ts';
+import {
+  type IssuedPort,
+  issuePort,
+  type LaneId,
+  type LaneReading,
+  laneKeyOf,
+  MAX_READING_AGE_MS,
+  profileFromAverages,
+  slotOf,
+} from './forecast.ts';
+import { buildForecastDocuments, portForecastBody, skillSummaryBody } from './forecast-views.ts';
+import type { Observation } from './model.ts';
+import type { RollupStore } from './rollups.ts';
+import {
+  championOf,
+  dueTargets,
+  MAX_ACTUAL_AGE_MS,
+  mergeRecords,
+  type PortRecord,
+  quantilesFrom,
+  RECORD_DAYS,
+  SCORE_BACKLOG_MS,
+  type SkillDay,
+  scoreTargets,
+  utcDate,
+} from './skill.ts';
+import type { Clock, DocumentStore, LatestStore, ObservationStore } from './stores.ts';
+import {
+  type BuiltDocument,
+  buildDocument,
+  CACHE_CONTROL,
+  DOCUMENT_KEYS,
+  JSON_CONTENT_TYPE,
+  publishedPorts,
+} from './views.ts';
+
+/** Where forecasts and their track record are kept (DynamoDB table `forecasts`). */
+export interface ForecastStore {
+  /** Whether the slot's cycle finished. */
+  cycleDone(slot: string): Promise<boolean>;
+  markCycle(slot: string): Promise<void>;
+  /** A port's issues with `from <= issuedAt <= to` (ISO), oldest first. */
+  pending(portId: string, from: string, to: string): Promise<IssuedPort[]>;
+  /** Stores an issue unless one exists for its port and slot; returns the stored one. */
+  putPending(issue: IssuedPort): Promise<IssuedPort>;
+  /** A port's records of target dates `>= fromDate`. */
+  skillDays(portId: string, fromDate: string): Promise<SkillDay[]>;
+  /** Writes a record if its `through` is still `previousThrough`; says whether it wrote. */
+  putSkillDay(portId: string, day: SkillDay, previousThrough: string | null): Promise<boolean>;
+  /** The sum of a port's settled records (see {@link SkillWindow}), if stored. */
+  window(portId: string): Promise<SkillWindow | undefined>;
+  /** Replaces it (derived data: a rerun writes the same). */
+  putWindow(portId: string, window: SkillWindow): Promise<void>;
+}
+
+/**
+ * The sum of a port's records of the target dates `from`..`to` (all settled: two days old or
+ * more, when no more scores arrive), rebuilt once a day, so a slot reads three items (this window,
+ * yesterday and today) instead of 28.
+ */
+export interface SkillWindow {
+  from: string;
+  to: string;
+  lanes: PortRecord;
+}
+
+export interface ForecastDeps {
+  forecasts: ForecastStore;
+  observations: ObservationStore;
+  rollups: Pick<RollupStore, 'averages'>;
+  latest: LatestStore;
+  documents: DocumentStore;
+  clock: Clock;
+  log?: (line: string) => void;
+}
+
+export interface ForecastOutcome {
+  slot: string;
+  skipped: boolean;
+  ports: number;
+  lanes: number;
+  scored: number;
+}
+
+/** Readings of a port's lanes (oldest first) from its observations. */
+function readingsByLane(observations: readonly Observation[], untilMs: number): Map<string, LaneReading[]> {
+  const out = new Map<string, LaneReading[]>();
+  for (const o of observations) {
+    const atMs = Date.parse(o.observedAt);
+    if (atMs > untilMs) continue;
+    const key = laneKeyOf(o);
+    const list = out.get(key) ?? [];
+    list.push({ atMs, delayMinutes: o.delayMinutes });
+    out.set(key, list);
+  }
+  for (const list of out.values()) list.sort((a, b) => a.atMs - b.atMs);
+  return out;
+}
+
+/** One port's part of a slot: score, issue (or read back), and the port's current record. */
+export async function forecastPort(
+  deps: Pick<ForecastDeps, 'forecasts' | 'observations' | 'rollups'>,
+  port: { id: string; timeZone: string; border: 'mx' | 'ca' },
+  lanes: readonly LaneId[],
+  slotMs: number,
+): Promise<{ issue: IssuedPort; record: PortRecord; scored: number }> {
+  const slot = new Date(slotMs).toISOString();
+  // Yesterday's and today's records take new scores; older ones are settled, summed in the window.
+  const days = await deps.forecasts.skillDays(port.id, utcDate(slotMs - 86_400_000));
+  const byDate = new Map(days.map((day) => [day.date, day]));
+  const targets = dueTargets(slotMs, new Map(days.map((day) => [day.date, day.through])));
+  const earliest = Math.min(targets[0] ?? slotMs, slotMs - SCORE_BACKLOG_MS);
+  const [pending, observations] = await Promise.all([
+    deps.forecasts.pending(port.id, new Date(earliest - 6 * 3_600_000).toISOString(), slot),
+    deps.observations.query(
+      port.id,
+      Math.min(earliest - MAX_ACTUAL_AGE_MS, slotMs - MAX_READING_AGE_MS),
+      slotMs,
+    ),
+  ]);
+  const readings = readingsByLane(observations, slotMs);
+
+  // 1. Score the targets that came due, one guarded absolute write per target date.
+  const contributions = scoreTargets(targets, pending, readings);
+  let scored = 0;
+  for (const [date, contribution] of [...contributions].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const previous = byDate.get(date);
+    const through = new Date(Math.max(...targets.filter((t) => utcDate(t) === date))).toISOString();
+    const next: SkillDay = { date, through, lanes: mergeRecords([previous?.lanes ?? {}, contribution]) };
+    if (await deps.forecasts.putSkillDay(port.id, next, previous?.through ?? null)) {
+      byDate.set(date, next);
+      for (const horizons of Object.values(contribution))
+        for (const series of Object.values(horizons)) scored += series.model?.n ?? 0;
+    }
+  }
+  // Dates whose targets scored nothing still move `through`, so they are not looked at again.
+  for (const date of new Set(targets.map(utcDate))) {
+    if (contributions.has(date)) continue;
+    const previous = byDate.get(date);
+    const through = new Date(Math.max(...targets.filter((t) => utcDate(t) === date))).toISOString();
+    const next: SkillDay = { date, through, lanes: previous?.lanes ?? {} };
+    if (await deps.forecasts.putSkillDay(port.id, next, previous?.through ?? null)) byDate.set(date, next);
+  }
+  const window = await settledWindow(deps.forecasts, port.id, slotMs);
+  const record = mergeRecords([window.lanes, ...[...byDate.values()].map((day) => day.lanes)]);
+
+  // 2. The slot's issue: the stored one, else issued now from what was known at the slot's start.
+  let issue = pending.find((p) => p.issuedAt === slot);
+  if (!issue) {
+    const profile = profileFromAverages(await deps.rollups.averages(port.id));
+    const built = issuePort({
+      portId: port.id,
+      timeZone: port.timeZone,
+      border: port.border,
+      issuedAtMs: slotMs,
+      profile,
+      lanes: lanes.map((lane) => ({ lane, readings: readings.get(laneKeyOf(lane)) ?? [] })),
+      quantiles: (lane, h, method) => quantilesFrom(record, lane, h, method),
+      champion: (lane, h, available) => championOf(record, lane, h, available),
+    });
+    issue = await deps.forecasts.putPending(built);
+  }
+  return { issue, record, scored };
+}
+
+/** The port's settled window for the slot's day, rebuilt from the records when the day moved on. */
+async function settledWindow(forecasts: ForecastStore, portId: string, slotMs: number): Promise<SkillWindow> {
+  const from = utcDate(slotMs - (RECORD_DAYS - 1) * 86_400_000);
+  const to = utcDate(slotMs - 2 * 86_400_000);
+  const stored = await forecasts.window(portId);
+  if (stored && stored.from === from && stored.to === to) return stored;
+  const days = (await forecasts.skillDays(portId, from)).filter((day) => day.date <= to);
+  const window: SkillWindow = { from, to, lanes: mergeRecords(days.map((day) => day.lanes)) };
+  await forecasts.putWindow(portId, window);
+  return window;
+}
+
+const LANE_ORDER = ['standard', 'ready', 'sentri', 'nexus', 'fast'];
+const MODE_ORDER = ['passenger', 'pedestrian', 'commercial'];
+
+/** Runs the slot of `clock.now()` unless it is done: every port, then the summary, then the mark. */
+export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutcome> {
+  const slotMs = slotOf(deps.clock.now());
+  const slot = new Date(slotMs).toISOString();
+  if (await deps.forecasts.cycleDone(slot)) return { slot, skipped: true, ports: 0, lanes: 0, scored: 0 };
+  const { readings, ports: states } = await deps.latest.all();
+  const lanesByPort = new Map<string, Map<string, LaneId>>();
+  for (const r of readings) {
+    if (r.status === 'not-applicable') continue;
+    const lanes = lanesByPort.get(r.portId) ?? new Map<string, LaneId>();
+    lanes.set(laneKeyOf(r), { direction: r.direction, mode: r.mode, lane: r.lane });
+    lanesByPort.set(r.portId, lanes);
+  }
+  const ports = publishedPorts(states);
+  const generatedAt = new Date(deps.clock.now()).toISOString();
+  let lanesIssued = 0;
+  let scored = 0;
+  const records: PortRecord[] = [];
+  const leaves = await mapLimit(ports, 4, async (port): Promise<BuiltDocument[]> => {
+    const laneMap = lanesByPort.get(port.id);
+    if (!laneMap) return buildForecastDocuments(port, portForecastBody(port.id, null, {}), generatedAt);
+    const lanes = [...laneMap.values()].sort(
+      (a, b) =>
+        a.direction.localeCompare(b.direction) ||
+        MODE_ORDER.indexOf(a.mode) - MODE_ORDER.indexOf(b.mode) ||
+        LANE_ORDER.indexOf(a.lane) - LANE_ORDER.indexOf(b.lane),
+    );
+    const result = await forecastPort(deps, port, lanes, slotMs);
+    lanesIssued += result.issue.lanes.length;
+    scored += result.scored;
+    records.push(result.record);
+    return buildForecastDocuments(port, portForecastBody(port.id, result.issue, result.record), generatedAt);
+  });
+  // Per-port leaves first, then the index that summarises them.
+  await mapLimit(leaves.flat(), 8, (doc) => put(deps.documents, doc));
+  await put(
+    deps.documents,
+    buildDocument(
+      DOCUMENT_KEYS.forecastSkill,
+      CACHE_CONTROL.forecast,
+      skillSummaryBody(slot, records),
+      generatedAt,
+    ),
+  );
+  await deps.forecasts.markCycle(slot);
+  deps.log?.(`forecast slot=${slot} ports=${ports.length} lanes=${lanesIssued} scored=${scored}`);
+  return { slot, skipped: false, ports: ports.length, lanes: lanesIssued, scored };
+}
+
+function put(documents: DocumentStore, doc: BuiltDocument) {
+  return documents.put(doc.key, doc.body, {
+    contentType: doc.contentType ?? JSON_CONTENT_TYPE,
+    cacheControl: doc.cacheControl,
+    contentHash: doc.contentHash,
+  });
+}

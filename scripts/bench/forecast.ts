@@ -1,0 +1,186 @@
+/**
+ * `npm run bench -- forecast`: the compute of one forecast slot for every lane of every catalogue
+ * port (merge the 28-day record, score the due target, issue the slot, build the documents and the
+ * skill summary), in memory, median of several runs; and the size of what is published and stored.
+ *
+ * Inputs come from the feed simulator's model: three weeks of hourly readings for the profiles,
+ * 5-minute readings for the last 7 hours, a record built by issuing and scoring the 28 slots before
+ * the measured one, copied over 28 days (a full window).
+ */
+import { PORTS } from '../../functions/core/catalogue.ts';
+import {
+  type IssuedPort,
+  issuePort,
+  type LaneId,
+  type LaneReading,
+  laneKeyOf,
+  profileFromAverages,
+  SLOT_MS,
+} from '../../functions/core/forecast.ts';
+import { portForecastBody, skillSummaryBody } from '../../functions/core/forecast-views.ts';
+import type { HourlyAverage, Observation } from '../../functions/core/model.ts';
+import {
+  averagesFromContributions,
+  contributionsOfDay,
+  localBucketOf,
+} from '../../functions/core/rollups.ts';
+import {
+  championOf,
+  dueTargets,
+  mergeRecords,
+  type PortRecord,
+  quantilesFrom,
+  RECORD_DAYS,
+  scoreTargets,
+} from '../../functions/core/skill.ts';
+import { observationsSeen } from '../../infra/local/simulator/model.ts';
+import { median, percentile, timeRuns } from './_stats.ts';
+
+const HOUR = 3_600_000;
+const SLOT = Date.parse('2026-11-18T17:00:00Z');
+const RUNS = Number(process.argv[2] ?? 15);
+
+interface PortInput {
+  id: string;
+  timeZone: string;
+  border: 'mx' | 'ca';
+  lanes: LaneId[];
+  readings: Map<string, LaneReading[]>;
+  profile: ReturnType<typeof profileFromAverages>;
+  pending: IssuedPort[];
+  /** The settled window (26 days) and the two live days, as a slot reads them. */
+  window: PortRecord;
+  days: PortRecord[];
+}
+
+function averagesOf(portId: string, zone: string, observations: readonly Observation[]): HourlyAverage[] {
+  const byDate = new Map<string, Observation[]>();
+  for (const o of observations) {
+    const { localDate } = localBucketOf(Date.parse(o.observedAt), zone);
+    const list = byDate.get(localDate) ?? [];
+    list.push(o);
+    byDate.set(localDate, list);
+  }
+  const contributions = [...byDate].flatMap(([date, list]) => contributionsOfDay(portId, date, zone, list));
+  const buckets = new Map<string, Parameters<typeof averagesFromContributions>[1][number]>();
+  for (const c of contributions) {
+    const key = `${c.direction}#${c.mode}#${c.lane}#${c.dayOfWeek}#${c.hour}`;
+    const bucket = buckets.get(key) ?? { ...c, dates: [] };
+    (bucket.dates as { sum: number; count: number; histogram: Record<string, number> }[]).push(c);
+    buckets.set(key, bucket);
+  }
+  return averagesFromContributions(portId, [...buckets.values()]);
+}
+
+const issue = (port: PortInput, slot: number, record: PortRecord) =>
+  issuePort({
+    portId: port.id,
+    timeZone: port.timeZone,
+    border: port.border,
+    issuedAtMs: slot,
+    profile: port.profile,
+    lanes: port.lanes.map((lane) => ({
+      lane,
+      readings: (port.readings.get(laneKeyOf(lane)) ?? []).filter((r) => r.atMs <= slot),
+    })),
+    quantiles: (lane, h, method) => quantilesFrom(record, lane, h, method),
+    champion: (lane, h, available) => championOf(record, lane, h, available),
+  });
+
+function prepare(): PortInput[] {
+  return PORTS.map((port) => {
+    const hourly: number[] = [];
+    for (let t = SLOT - 21 * 24 * HOUR; t < SLOT - 7 * HOUR; t += HOUR) hourly.push(t + 4 * 60_000);
+    const recent: number[] = [];
+    for (let t = SLOT - 7 * HOUR; t <= SLOT; t += 5 * 60_000) recent.push(t);
+    const history = observationsSeen(port, [...hourly, ...recent]).map(
+      (o): Observation => ({ ...o, maxLanes: null, fetchedAt: o.observedAt }),
+    );
+    const readings = new Map<string, LaneReading[]>();
+    const lanes = new Map<string, LaneId>();
+    for (const o of history) {
+      if (Date.parse(o.observedAt) < SLOT - 7 * HOUR) continue;
+      const key = laneKeyOf(o);
+      lanes.set(key, { direction: o.direction, mode: o.mode, lane: o.lane });
+      readings.set(key, [
+        ...(readings.get(key) ?? []),
+        { atMs: Date.parse(o.observedAt), delayMinutes: o.delayMinutes },
+      ]);
+    }
+    const input: PortInput = {
+      id: port.id,
+      timeZone: port.timeZone,
+      border: port.border,
+      lanes: [...lanes.values()],
+      readings,
+      profile: profileFromAverages(averagesOf(port.id, port.timeZone, history)),
+      pending: [],
+      window: {},
+      days: [],
+    };
+    // The 28 slots before the measured one: issued and scored, so intervals and champions come from a record.
+    let record: PortRecord = {};
+    for (let slot = SLOT - 28 * SLOT_MS; slot < SLOT; slot += SLOT_MS) {
+      const scored = scoreTargets([slot - SLOT_MS], input.pending, readings);
+      record = mergeRecords([record, ...scored.values()]);
+      input.pending.push(issue(input, slot, record));
+    }
+    input.days = [record, record];
+    input.window = mergeRecords(Array.from({ length: RECORD_DAYS - 2 }, () => record));
+    return input;
+  });
+}
+
+/** One slot's compute for every port: what the ingest's forecast step does between its reads and writes. */
+function cycle(ports: readonly PortInput[]) {
+  const records: PortRecord[] = [];
+  const bodies: string[] = [];
+  let lanes = 0;
+  for (const port of ports) {
+    const targets = dueTargets(SLOT, new Map([[new Date(SLOT).toISOString().slice(0, 10), null]])).slice(-1);
+    const scored = scoreTargets(targets, port.pending, port.readings);
+    const merged = mergeRecords([port.window, ...port.days, ...scored.values()]);
+    const issued = issue(port, SLOT, merged);
+    lanes += issued.lanes.length;
+    bodies.push(JSON.stringify(portForecastBody(port.id, issued, merged)));
+    records.push(merged);
+  }
+  const summary = JSON.stringify(skillSummaryBody(new Date(SLOT).toISOString(), records));
+  return { bodies, summary, lanes, records };
+}
+
+const prepared = performance.now();
+const ports = prepare();
+const prepareSeconds = (performance.now() - prepared) / 1000;
+const sample = cycle(ports);
+const times = await timeRuns(() => cycle(ports), RUNS, 2);
+// Once a day per port the settled window is rebuilt from 26 day records.
+const rebuild = await timeRuns(
+  () => {
+    for (const port of ports) mergeRecords(Array.from({ length: RECORD_DAYS - 2 }, () => port.days[0] ?? {}));
+  },
+  3,
+  1,
+);
+const sizes = sample.bodies.map((b) => Buffer.byteLength(b));
+const withLanes = ports.filter((p) => p.lanes.length > 0).length;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+const pendingBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.pending.at(-1)?.lanes ?? [])));
+const dayBytes = sample.records.map((r) => Buffer.byteLength(JSON.stringify(r)));
+
+console.log(
+  `forecast bench: ${ports.length} ports (${withLanes} with lanes), ${sample.lanes} lanes, ${RUNS} runs (inputs built in ${prepareSeconds.toFixed(1)} s)`,
+);
+console.log(
+  `one slot, every lane of every port (merge the record: window + 2 days, score, issue, documents, summary): median ${median(times).toFixed(1)} ms, p90 ${percentile(times, 90).toFixed(1)} ms (target < 100 ms)`,
+);
+console.log(
+  `port-forecast documents: median ${kb(median(sizes))}, p90 ${kb(percentile(sizes, 90))}, max ${kb(Math.max(...sizes))}, all ${kb(sizes.reduce((a, b) => a + b, 0))} (x2: id and slug)`,
+);
+console.log(
+  `once a day: rebuilding every port's settled 26-day window: median ${median(rebuild).toFixed(0)} ms`,
+);
+console.log(`forecast-skill document: ${kb(Buffer.byteLength(sample.summary))}`);
+console.log(
+  `stored per port: one slot's forecasts median ${kb(median(pendingBytes))} (max ${kb(Math.max(...pendingBytes))}); one day's record (a full day of scores) median ${kb(median(dayBytes))} (max ${kb(Math.max(...dayBytes))}), DynamoDB's item limit is 400 KiB`,
+);

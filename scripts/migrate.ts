@@ -1,0 +1,73 @@
+/**
+ * `npm run migrate`: moves the history of the layout before the packed one (one item per
+ * observation, one rollup item per lane and hour of week) into the packed layout (one item per
+ * port and UTC hour of observations; one item per port and port-local hour of week of rollups,
+ * plus a summary per port). Idempotent and resumable: run it again after any crash; nothing is
+ * lost. Run it with the ingest stopped.
+ *
+ *   npm run migrate                  the store under DATA_DIR (default .data), attached to a running
+ *                                    npm start or opened here
+ *   npm run migrate -- --aws         the deployed tables: TABLE_OBSERVATIONS and TABLE_ROLLUPS name
+ *                                    them, AWS credentials and region as the AWS CLI finds them
+ */
+import { createDocumentClient } from '../functions/adapters/dynamo/client.ts';
+import { migrateHistory } from '../functions/adapters/dynamo/migrate.ts';
+import { attachOrOpenDynamo } from '../infra/local/dynamo.ts';
+import { TABLES } from '../infra/manifest.ts';
+
+const USAGE = `usage: npm run migrate [-- --aws]
+Moves stored history into the packed layout (idempotent; rerun after a crash).
+Without --aws: the store under DATA_DIR (default .data), with or without npm start running.
+With --aws: TABLE_OBSERVATIONS=<stack output> TABLE_ROLLUPS=<stack output> npm run migrate -- --aws
+(AWS credentials and region as the AWS CLI finds them). Stop the ingest schedule first.`;
+
+const args = process.argv.slice(2);
+const aws = args.includes('--aws');
+const unknown = args.filter((arg) => arg !== '--aws');
+
+async function main(): Promise<number> {
+  if (args.includes('--help') || args.includes('help')) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (unknown.length > 0) {
+    console.error(`unexpected argument "${unknown[0]}"\n${USAGE}`);
+    return 2;
+  }
+  const tables = aws
+    ? { observations: process.env.TABLE_OBSERVATIONS, rollups: process.env.TABLE_ROLLUPS }
+    : { observations: TABLES.observations.name, rollups: TABLES.rollups.name };
+  if (!tables.observations || !tables.rollups) {
+    console.error(
+      'with --aws, set TABLE_OBSERVATIONS and TABLE_ROLLUPS to the deployed table names (the stack outputs)',
+    );
+    return 2;
+  }
+  const dynamo = aws ? null : await attachOrOpenDynamo(process.env.DATA_DIR ?? '.data');
+  const doc = createDocumentClient({ endpoint: dynamo?.endpoint, region: process.env.AWS_REGION });
+  try {
+    const started = performance.now();
+    const result = await migrateHistory(
+      doc,
+      { observations: tables.observations, rollups: tables.rollups },
+      Date.now,
+      (line) => console.log(line),
+    );
+    console.log(
+      `migrated: ${result.observations} observations, ${result.rollupItems} rollup items, ` +
+        `${result.ports} ports' averages in ${((performance.now() - started) / 1000).toFixed(1)} s` +
+        (result.observations + result.rollupItems === 0 ? ' (nothing left in the old layout)' : ''),
+    );
+    return 0;
+  } finally {
+    doc.destroy();
+    await dynamo?.close();
+  }
+}
+
+process.exitCode = await main().catch((error: unknown) => {
+  console.error(
+    `migrate failed (rerun it: it resumes where it stopped): ${error instanceof Error ? error.message : String(error)}`,
+  );
+  return 1;
+});

@@ -1,0 +1,3 @@
+import { manifest } from '../lib/manifest';
+
+export const GET = () => manifest('en');

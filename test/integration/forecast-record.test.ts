@@ -1,0 +1,96 @@
+/**
+ * The forecast step on the embedded stores: nine hours of 15-minute ingest cycles across the spring
+ * DST change, with three weeks of history behind it. Replaying every document adds nothing to the
+ * track record; a crash at any step of the forecast step followed by a rerun leaves exactly the
+ * track record and documents of a clean run.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PortForecastBody } from '../../functions/core/forecast-views.ts';
+import type { SkillDay } from '../../functions/core/skill.ts';
+import { FORECAST_KEYS, type ForecastFault, startForecastWorld } from './forecast-world.ts';
+
+const PORTS = ['250401', '090101', 'cbsa-north-portal'];
+const START = Date.parse('2026-03-08T04:06:00Z');
+const POLLS = Array.from({ length: 4 * 9 }, (_, i) => START + i * 15 * 60_000);
+
+interface Snapshot {
+  records: Record<string, SkillDay[]>;
+  forecasts: Record<string, unknown>;
+  skill: unknown;
+}
+
+async function snapshot(world: Awaited<ReturnType<typeof startForecastWorld>>): Promise<Snapshot> {
+  const forecasts: Record<string, unknown> = {};
+  for (const id of PORTS) forecasts[id] = await world.published(FORECAST_KEYS.forecast(id));
+  return { records: await world.records(), forecasts, skill: await world.published(FORECAST_KEYS.skill) };
+}
+
+const scored = (records: Record<string, SkillDay[]>) =>
+  Object.values(records)
+    .flat()
+    .flatMap((day) => Object.values(day.lanes))
+    .flatMap((horizons) => Object.values(horizons))
+    .reduce((n, series) => n + (series.model?.n ?? 0), 0);
+
+describe('forecast track record: replay and crash safety', () => {
+  let clean: Snapshot;
+
+  beforeAll(async () => {
+    const world = await startForecastWorld(PORTS, START);
+    try {
+      for (const poll of POLLS) await world.ingestAt(poll);
+      clean = await snapshot(world);
+    } finally {
+      await world.stop();
+    }
+  }, 600_000);
+
+  it('a clean run scores forecasts and publishes them for every lane with a reading', () => {
+    expect(scored(clean.records)).toBeGreaterThan(100);
+    const body = clean.forecasts['250401'] as PortForecastBody;
+    expect(body.lanes.length).toBeGreaterThan(0);
+    const withPoints = body.lanes.filter((lane) => lane.points.length > 0);
+    expect(withPoints.length).toBeGreaterThan(0);
+    for (const lane of withPoints) {
+      expect(lane.issuedAt).toBe(body.issuedAt);
+      for (const point of lane.points) {
+        expect(point.low).toBeLessThanOrEqual(point.delayMinutes);
+        expect(point.high).toBeGreaterThanOrEqual(point.delayMinutes);
+      }
+      expect(lane.skill.find((s) => s.horizonMinutes === 15)?.model.n).toBeGreaterThan(0);
+    }
+  });
+
+  it('replaying every document twice more adds nothing to the track record or the documents', async () => {
+    const world = await startForecastWorld(PORTS, START);
+    try {
+      for (let pass = 1; pass <= 3; pass++) {
+        for (const poll of POLLS) await world.ingestAt(poll);
+        expect(await snapshot(world), `after pass ${pass}`).toEqual(clean);
+      }
+    } finally {
+      await world.stop();
+    }
+  }, 900_000);
+
+  it.each<[ForecastFault, string]>([
+    ['half-record', 'one port folded into its record, the rest not'],
+    ['after-issue', 'an issue stored, the step dead before publishing'],
+    ['publish', 'two forecast documents written, then publishing failed'],
+  ])(
+    'a crash (%s: %s) at every 4th poll, then a rerun, gives the record of a clean run',
+    async (fault) => {
+      const world = await startForecastWorld(PORTS, START);
+      try {
+        for (const [index, poll] of POLLS.entries()) {
+          if (index % 4 === 1) await world.ingestAt(poll, fault);
+          await world.ingestAt(poll);
+        }
+        expect(await snapshot(world)).toEqual(clean);
+      } finally {
+        await world.stop();
+      }
+    },
+    900_000,
+  );
+});

@@ -1,0 +1,132 @@
+/**
+ * A world for the forecast step on the embedded stores: the history world (dynalite, s3rver, the
+ * feed simulator over HTTP), its rollups seeded with three weeks of the simulator's readings so
+ * profiles exist, and the ingest driven poll by poll with faults injectable into the forecast
+ * store or the document store (mocks only to inject faults).
+ */
+import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
+import { createHttpFeedSource } from '../../functions/adapters/http-feed/source.ts';
+import type { ForecastStore } from '../../functions/core/forecast-cycle.ts';
+import { runIngestCycle } from '../../functions/core/ingest.ts';
+import type { Observation, Port } from '../../functions/core/model.ts';
+import { contributionsOfDay, localBucketOf } from '../../functions/core/rollups.ts';
+import type { SkillDay } from '../../functions/core/skill.ts';
+import type { DocumentStore } from '../../functions/core/stores.ts';
+import { DOCUMENT_KEYS } from '../../functions/core/views.ts';
+import { observationsSeen } from '../../infra/local/simulator/model.ts';
+import { TABLES } from '../../infra/manifest.ts';
+import { startWorld, type World } from './history-world.ts';
+
+export type ForecastFault = 'half-record' | 'after-issue' | 'publish';
+
+export interface ForecastWorld {
+  world: World;
+  /** Sets the clock to `ms` and runs one ingest cycle (with the forecast step), optionally with a fault. */
+  ingestAt(ms: number, fault?: ForecastFault): Promise<void>;
+  /** Every port's track record, by date. */
+  records(): Promise<Record<string, SkillDay[]>>;
+  /** A published document's body without `generatedAt`. */
+  published(key: string): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+/** Rollups of `days` days of the simulator's readings before `endMs` (readings every 5 minutes). */
+function seedContributions(ports: readonly Port[], endMs: number, days: number) {
+  return ports.flatMap((port) => {
+    const polls: number[] = [];
+    for (let t = endMs - days * 86_400_000; t < endMs; t += 5 * 60_000) polls.push(t);
+    const byDate = new Map<string, Observation[]>();
+    for (const o of observationsSeen(port, polls)) {
+      const { localDate } = localBucketOf(Date.parse(o.observedAt), port.timeZone);
+      const list = byDate.get(localDate) ?? [];
+      list.push({ ...o, maxLanes: null, fetchedAt: o.observedAt });
+      byDate.set(localDate, list);
+    }
+    return [...byDate].flatMap(([date, list]) => contributionsOfDay(port.id, date, port.timeZone, list));
+  });
+}
+
+export async function startForecastWorld(
+  portIds: readonly string[],
+  startMs: number,
+): Promise<ForecastWorld> {
+  const world = await startWorld(portIds);
+  const { stores } = world.embedded;
+  await loadRollups(stores.dynamo, TABLES.rollups.name, seedContributions(world.ports, startMs, 21));
+  const sources = [
+    createHttpFeedSource({ source: 'cbp', url: world.simulator.cbpXmlUrl, timeoutMs: 5_000 }),
+    createHttpFeedSource({ source: 'cbsa', url: world.simulator.cbsaEnUrl, timeoutMs: 5_000 }),
+  ];
+  let nowMs = startMs;
+  const clock = { now: () => nowMs };
+  return {
+    world,
+    async ingestAt(ms, fault) {
+      nowMs = ms;
+      world.simulator.setClock(ms);
+      const base = { ...stores, sources, clock, log: () => {} };
+      await runIngestCycle(fault ? withFault(base, fault) : base);
+    },
+    async records() {
+      const out: Record<string, SkillDay[]> = {};
+      for (const id of portIds) out[id] = await stores.forecasts.skillDays(id, '2000-01-01');
+      return out;
+    },
+    async published(key) {
+      const document = await stores.documents.get(key);
+      if (!document) throw new Error(`no document ${key}`);
+      const { generatedAt: _g, ...body } = JSON.parse(document.body) as Record<string, unknown>;
+      return body;
+    },
+    stop: () => world.stop(),
+  };
+}
+
+type Deps = { forecasts: ForecastStore; documents: DocumentStore };
+
+/** The stores of one cycle with a fault in the forecast step. */
+function withFault<T extends Deps>(deps: T, fault: ForecastFault): T {
+  const { forecasts, documents } = deps;
+  switch (fault) {
+    case 'half-record': {
+      // The first port's record is written, then the step dies.
+      let writes = 0;
+      return {
+        ...deps,
+        forecasts: {
+          ...forecasts,
+          putSkillDay: async (portId, day, previous) => {
+            if (++writes > 1) throw new Error('injected: crash while folding scores into the record');
+            return forecasts.putSkillDay(portId, day, previous);
+          },
+        },
+      };
+    }
+    case 'after-issue':
+      return {
+        ...deps,
+        forecasts: {
+          ...forecasts,
+          putPending: async (issue) => {
+            await forecasts.putPending(issue);
+            throw new Error('injected: crash after storing an issue');
+          },
+        },
+      };
+    case 'publish': {
+      let written = 0;
+      const failing: DocumentStore = {
+        get: (key) => documents.get(key),
+        exists: (key) => documents.exists(key),
+        put: async (key, body, meta) => {
+          if (key.startsWith('v1/port-forecast/') && ++written > 2)
+            throw new Error('injected: publish failed');
+          return documents.put(key, body, meta);
+        },
+      };
+      return { ...deps, documents: failing };
+    }
+  }
+}
+
+export const FORECAST_KEYS = { forecast: DOCUMENT_KEYS.forecast, skill: DOCUMENT_KEYS.forecastSkill };

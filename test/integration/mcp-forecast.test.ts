@@ -1,0 +1,158 @@
+/**
+ * Forecasts through the whole local stack: rollups seeded with three weeks of the simulator's
+ * readings, then ingest cycles issue forecasts; the API serves them (CDN and keyed) and the MCP
+ * tools answer a departure window and an arrival time from them, with the skill.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
+import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
+import { getPort } from '../../functions/core/catalogue.ts';
+import type { PortForecastBody } from '../../functions/core/forecast-views.ts';
+import type { Observation } from '../../functions/core/model.ts';
+import { contributionsOfDay, localBucketOf } from '../../functions/core/rollups.ts';
+import { observationsSeen } from '../../infra/local/simulator/model.ts';
+import { TABLES } from '../../infra/manifest.ts';
+import { callTool } from './mcp-support.ts';
+import { startStack, type TestStack } from './stack.ts';
+
+const PORTS = ['250401', '250601'];
+// Wednesday 2026-05-06, 09:06 Pacific.
+const AT = Date.parse('2026-05-06T16:06:00Z');
+let stack: TestStack;
+
+async function seedRollups(endpoint: string): Promise<void> {
+  const doc = createDocumentClient({ endpoint });
+  try {
+    const contributions = PORTS.flatMap((id) => {
+      const port = getPort(id);
+      if (!port) throw new Error(id);
+      const polls: number[] = [];
+      for (let t = AT - 21 * 86_400_000; t < AT - 3_600_000; t += 5 * 60_000) polls.push(t);
+      const byDate = new Map<string, Observation[]>();
+      for (const o of observationsSeen(port, polls)) {
+        const { localDate } = localBucketOf(Date.parse(o.observedAt), port.timeZone);
+        byDate.set(localDate, [
+          ...(byDate.get(localDate) ?? []),
+          { ...o, maxLanes: null, fetchedAt: o.observedAt },
+        ]);
+      }
+      return [...byDate].flatMap(([date, list]) => contributionsOfDay(id, date, port.timeZone, list));
+    });
+    await loadRollups(doc, TABLES.rollups.name, contributions);
+  } finally {
+    doc.destroy();
+  }
+}
+
+beforeAll(async () => {
+  stack = await startStack({ atMs: AT - 30 * 60_000 });
+  await seedRollups(stack.service.endpoints.dynamodb);
+  // Readings of the last half hour, then the cycle that issues the 09:00 slot.
+  for (const ms of [AT - 30 * 60_000, AT - 15 * 60_000, AT]) {
+    stack.clock.set(ms);
+    await stack.service.ingestNow();
+  }
+}, 300_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const structured = <T>(body: Awaited<ReturnType<typeof callTool>>['body']) =>
+  body?.result?.structuredContent as T;
+
+describe('port-forecast and forecast-skill views', () => {
+  it('serves a port forecast by id and slug with points for lanes that have history', async () => {
+    const byId = await stack.json<PortForecastBody>('/api/v1/port-forecast?port_id=250401');
+    const bySlug = await stack.json<PortForecastBody>(
+      `/api/v1/port-forecast?port_id=${getPort('250401')?.slug}`,
+    );
+    expect(byId.status).toBe(200);
+    expect(bySlug.body).toEqual(byId.body);
+    expect(byId.body.issuedAt).toBe('2026-05-06T16:00:00.000Z');
+    const lane = byId.body.lanes.find((l) => l.mode === 'passenger' && l.lane === 'standard');
+    expect(lane?.points.map((p) => p.horizonMinutes)).toEqual([15, 30, 45, 60, 120, 180, 240, 300, 360]);
+    expect(lane?.method).toBe('model');
+    expect(lane?.reason).toMatch(/no (track record|champion) yet/);
+  });
+
+  it('answers an unknown port with 404 problem+json, a missing port_id with 400', async () => {
+    const unknown = await stack.get('/api/v1/port-forecast?port_id=no-such-port');
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toMatch(/problem\+json/);
+    expect((await stack.get('/api/v1/port-forecast')).status).toBe(400);
+  });
+
+  it('serves the skill summary', async () => {
+    const { status, body } = await stack.json<{ horizons: { horizonMinutes: number }[] }>(
+      '/api/v1/forecast-skill',
+    );
+    expect(status).toBe(200);
+    expect(body.horizons.map((h) => h.horizonMinutes)).toEqual([15, 30, 45, 60, 120, 180, 240, 300, 360]);
+  });
+});
+
+describe('MCP tools on the forecast', () => {
+  it('best_time_to_cross answers a departure window today from the forecast', async () => {
+    const { body } = await callTool(stack, '2025-11-25', 'best_time_to_cross', {
+      port_id: '250401',
+      direction: 'into-us',
+      depart_between: { from: '10:00', to: '13:00' },
+    });
+    expect(body?.result?.isError).toBeFalsy();
+    const today = structured<{
+      today: {
+        options: { localTime: string; delayMinutes: number; method: string }[];
+        best: { delayMinutes: number } | null;
+      };
+    }>(body).today;
+    // Points at +60 (10:00), +120, +180, +240 (13:00) local.
+    expect(today.options.map((o) => o.localTime).sort()).toEqual(['10:00', '11:00', '12:00', '13:00']);
+    expect(today.best?.delayMinutes).toBe(Math.min(...today.options.map((o) => o.delayMinutes)));
+    expect(today.options.every((o) => o.method === 'model')).toBe(true);
+  });
+
+  it('best_time_to_cross says why when the window is past the forecast', async () => {
+    const { body } = await callTool(stack, '2025-11-25', 'best_time_to_cross', {
+      port_id: '250401',
+      direction: 'into-us',
+      depart_between: { from: '20:00', to: '22:00' },
+    });
+    const today = structured<{ today: { options: unknown[]; reason: string } }>(body).today;
+    expect(today.options).toEqual([]);
+    expect(today.reason).toMatch(/no forecast point falls in the window/);
+  });
+
+  it('compare_crossings ranks by the forecast at arrival, with interval, method and skill', async () => {
+    const { body } = await callTool(stack, '2026-07-28', 'compare_crossings', {
+      port_ids: PORTS,
+      direction: 'into-us',
+      lanes: ['standard', 'ready'],
+      in_minutes: 90,
+    });
+    expect(body?.result?.isError).toBeFalsy();
+    const atArrival = structured<{
+      atArrival: {
+        at: string;
+        ranked: { rank: number; delayMinutes: number; low: number; high: number; method: string }[];
+      };
+    }>(body).atArrival;
+    expect(atArrival.at).toBe(new Date(AT + 90 * 60_000).toISOString());
+    expect(atArrival.ranked.map((r) => r.rank)).toEqual([1, 2]);
+    expect(atArrival.ranked[0]?.delayMinutes).toBeLessThanOrEqual(atArrival.ranked[1]?.delayMinutes ?? 0);
+    for (const r of atArrival.ranked) {
+      expect(r.low).toBeLessThanOrEqual(r.delayMinutes);
+      expect(r.high).toBeGreaterThanOrEqual(r.delayMinutes);
+      expect(r.method).toBe('model');
+    }
+  });
+
+  it('compare_crossings refuses an arrival beyond 6 hours', async () => {
+    const { body } = await callTool(stack, '2025-11-25', 'compare_crossings', {
+      port_ids: PORTS,
+      direction: 'into-us',
+      arrive_at: new Date(AT + 8 * 3_600_000).toISOString(),
+    });
+    expect(body?.result?.isError).toBe(true);
+  });
+});
