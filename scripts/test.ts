@@ -1,6 +1,7 @@
 /**
- * `npm test`: typecheck, lint, the site build, then the whole vitest suite, ending with the plain
- * `N passed, N failed` line that CI reads (vitest's own summary is not recognised).
+ * `npm test`: typecheck, lint, the site build, the whole vitest suite, then a short soak (counted as
+ * one test), ending with the plain `N passed, N failed` line that CI reads (vitest's own summary is
+ * not recognised).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -50,5 +51,17 @@ try {
 }
 // Typecheck and lint are checks too: a failed step counts as a failure.
 failed += failedSteps;
+
+// The soak (npm run soak) runs with the whole suite, after it, as one more test: SOAK_MINUTES of
+// traffic and feed faults against the local service (default 2). A run of chosen test files skips it.
+let soakCode = 0;
+if (extra.length === 0) {
+  const minutes = process.env.SOAK_MINUTES ?? '2';
+  console.log(`\nsoak: ${minutes} minutes of traffic and feed faults (npm run soak -- --minutes ${minutes})`);
+  soakCode = run('node', ['--expose-gc', 'scripts/soak.ts', '--minutes', minutes]);
+  console.log(`soak: ${soakCode === 0 ? 'ok' : 'FAILED'}`);
+  if (soakCode === 0) passed += 1;
+  else failed += 1;
+}
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-process.exit(failed > 0 || vitestCode !== 0 || passed === 0 ? 1 : 0);
+process.exit(failed > 0 || vitestCode !== 0 || soakCode !== 0 || passed === 0 ? 1 : 0);

@@ -2,7 +2,8 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
-import { createTelemetry, type Telemetry, type TelemetryOptions } from '../adapters/powertools/telemetry.ts';
+import { createMetrics, type MetricsOptions, type MetricsSink } from '../adapters/powertools/metrics.ts';
+import { createTelemetry, type TelemetryOptions } from '../adapters/powertools/telemetry.ts';
 import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
@@ -14,14 +15,14 @@ import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
 
 /** The cycle's metrics: the stack's FeedsFailing alarm reads FeedFailures. */
-function countOutcomes(telemetry: Telemetry, outcomes: readonly SourceOutcome[]): void {
+function countOutcomes(metrics: MetricsSink, outcomes: readonly SourceOutcome[]): void {
   const failures = outcomes.filter((o) => o.outcome === 'failed' || o.outcome === 'refused').length;
-  telemetry.count(METRIC_NAMES.feedFailures, failures);
-  telemetry.count(
+  metrics.count(METRIC_NAMES.feedFailures, failures);
+  metrics.count(
     METRIC_NAMES.newObservations,
     outcomes.reduce((sum, o) => sum + o.newObservations, 0),
   );
-  telemetry.count(
+  metrics.count(
     METRIC_NAMES.rejects,
     outcomes.reduce((sum, o) => sum + o.rejects, 0),
   );
@@ -30,7 +31,7 @@ function countOutcomes(telemetry: Telemetry, outcomes: readonly SourceOutcome[])
 /** The ingest function for a given environment (the local runtime passes its own). */
 export function createIngestHandler(
   env: Record<string, string | undefined>,
-  options: { clock?: Clock; secrets?: SecretSource } & TelemetryOptions = {},
+  options: { clock?: Clock; secrets?: SecretSource } & TelemetryOptions & MetricsOptions = {},
 ) {
   const config = parseConfig(IngestWithAlertsConfigSchema, env);
   const clock = options.clock ?? systemClock;
@@ -42,6 +43,7 @@ export function createIngestHandler(
     createHttpFeedSource({ source: 'cbsa', url: config.CBSA_FEED_URL, ...feed }),
   ];
   const telemetry = createTelemetry('ingest', options);
+  const metrics = createMetrics('ingest', options);
   const log = (line: string) => telemetry.log(line);
   const alerts = createAlertStore(stores.dynamo, settings.tables.alerts);
   const secrets = options.secrets ?? createSecretsManagerSource();
@@ -56,8 +58,8 @@ export function createIngestHandler(
     });
   return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(async () => {
     const outcomes = await runIngestCycle({ ...stores, sources, clock, log });
-    countOutcomes(telemetry, outcomes);
-    telemetry.flush();
+    countOutcomes(metrics, outcomes);
+    metrics.flush();
     // After the cycle, on whatever the latest readings now are: stale ones never fire.
     await currentSecret(secrets, config.WEBHOOK_SIGNING_KEY_SECRET)
       .then((signingKey) =>

@@ -33,7 +33,24 @@ export function createMemoryLimitStore(): LimitStore {
   };
 }
 
-const FORWARDED_REQUEST_HEADERS = ['if-none-match', 'if-modified-since', 'range'];
+// Conditional headers are not forwarded: the edge compares validators itself, as CloudFront does
+// against its cached copy. (s3rver also leaves the object's file open on every 304 it answers.)
+const FORWARDED_REQUEST_HEADERS = ['range'];
+
+/** RFC 9110 section 13.1: If-None-Match (weak comparison) decides, else If-Modified-Since. */
+export function notModified(request: IncomingMessage['headers'], response: Headers): boolean {
+  const etag = response.get('etag');
+  const ifNoneMatch = request['if-none-match'];
+  if (typeof ifNoneMatch === 'string') {
+    const weakless = (tag: string) => tag.trim().replace(/^W\//, '');
+    return ifNoneMatch
+      .split(',')
+      .some((tag) => tag.trim() === '*' || (etag !== null && weakless(tag) === weakless(etag)));
+  }
+  const since = Date.parse(request['if-modified-since'] ?? '');
+  const modified = Date.parse(response.get('last-modified') ?? '');
+  return Number.isFinite(since) && Number.isFinite(modified) && modified <= since;
+}
 const KEPT_RESPONSE_HEADERS = [
   'content-type',
   'cache-control',
@@ -115,11 +132,20 @@ export function createEdge(deps: EdgeDeps) {
       const value = upstream.headers.get(name);
       if (value !== null) out[name] = value;
     }
-    if (!upstream.ok && upstream.status !== 304) {
+    if (!upstream.ok) {
       deps.log(`edge: S3 answered ${upstream.status} for ${bucket}${key}`);
     }
+    if (upstream.status === 200 && notModified(req.headers, upstream.headers)) {
+      // Read to the end, so the origin connection stays reusable.
+      await upstream.arrayBuffer();
+      delete out['content-type'];
+      delete out['content-length'];
+      res.writeHead(304, out);
+      res.end();
+      return;
+    }
     res.writeHead(upstream.status, out);
-    if (req.method === 'HEAD' || upstream.status === 304 || !upstream.body) {
+    if (req.method === 'HEAD' || !upstream.body) {
       await upstream.body?.cancel();
       res.end();
       return;

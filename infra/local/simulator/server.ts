@@ -29,7 +29,17 @@ export type Fault =
   /** 200 with a body of that many bytes, streamed without a length. */
   | { kind: 'oversized'; bytes: number }
   /** The connection destroyed without an answer. */
-  | { kind: 'down' };
+  | { kind: 'down' }
+  /**
+   * 200 with a hostile XML document under the feed's content type: a billion-laughs entity bomb
+   * (nested internal entities that would expand to gigabytes) in the shape of `bwt.xml`.
+   */
+  | { kind: 'entity-bomb' }
+  /**
+   * The feed's document as it was `ageMs` earlier (with that document's own ETag and
+   * Last-Modified): an older document replayed, as a stale CDN node or a feed rollback serves it.
+   */
+  | { kind: 'older'; ageMs: number };
 
 /** The two feeds: `cbp` (XML and JSON) and `cbsa` (both CSVs). */
 export type SimulatedFeed = 'cbp' | 'cbsa';
@@ -121,6 +131,20 @@ function notModifiedSince(header: string | undefined, lastModifiedMs: number): b
   const since = Date.parse(header);
   return Number.isFinite(since) && Math.floor(lastModifiedMs / 1000) * 1000 <= since;
 }
+
+/** A billion-laughs document: ten levels of ten references each (10^9 copies of "lol"). */
+export const ENTITY_BOMB = [
+  '<?xml version="1.0" encoding="ISO-8859-1"?>',
+  '<!DOCTYPE border_wait_time [',
+  '  <!ENTITY lol "lol">',
+  ...Array.from(
+    { length: 9 },
+    (_, level) => `  <!ENTITY lol${level + 1} "${`&lol${level === 0 ? '' : level};`.repeat(10)}">`,
+  ),
+  ']>',
+  '<border_wait_time><last_updated_date>&lol9;</last_updated_date><port><port_number>250401</port_number><port_name>&lol9;</port_name></port></border_wait_time>',
+  '',
+].join('\n');
 
 const ERROR_PAGE = (status: number, text: string): string =>
   `<!DOCTYPE html><html><head><title>${status} ${text}</title></head><body><h1>${text}</h1><p>The service is temporarily unavailable. Please try again later.</p></body></html>`;
@@ -235,6 +259,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         );
         return;
       }
+      case 'entity-bomb':
+        send(
+          request,
+          response,
+          200,
+          { 'content-type': route.contentType },
+          Buffer.from(ENTITY_BOMB, 'latin1'),
+        );
+        return;
       case 'oversized':
         response.writeHead(200, { 'content-type': route.contentType });
         if (request.method === 'HEAD') {
@@ -246,9 +279,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       default:
         break;
     }
-    const body = route.build(atMs, fault?.kind === 'few-ports' ? { ...world, maxPorts: fault.ports } : world);
+    const builtAt = fault?.kind === 'older' ? atMs - fault.ageMs : atMs;
+    const body = route.build(
+      builtAt,
+      fault?.kind === 'few-ports' ? { ...world, maxPorts: fault.ports } : world,
+    );
     const etag = etagOf(body);
-    const lastModified = route.lastModified(atMs);
+    const lastModified = route.lastModified(builtAt);
     const headers = {
       'content-type': route.contentType,
       etag,

@@ -17,7 +17,12 @@ import {
   type SimulatedObservation,
   simulatedLane,
 } from '../../../infra/local/simulator/model.ts';
-import { type Fault, type Simulator, startSimulator } from '../../../infra/local/simulator/server.ts';
+import {
+  ENTITY_BOMB,
+  type Fault,
+  type Simulator,
+  startSimulator,
+} from '../../../infra/local/simulator/server.ts';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -508,6 +513,42 @@ describe('the simulator server', () => {
         await expect(fetch(simulator.cbpXmlUrl)).rejects.toThrow(/fetch failed/);
       });
     });
+
+    it('serves an entity bomb, which the CBP parser reads without expanding it', async () => {
+      await withFault('cbp', { kind: 'entity-bomb' }, async () => {
+        const response = await fetch(simulator.cbpXmlUrl);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toBe('text/xml; charset=ISO-8859-1');
+        const body = Buffer.from(await response.arrayBuffer());
+        expect(body.toString('latin1')).toBe(ENTITY_BOMB);
+        expect(body.length).toBeLessThan(4096);
+        // The parser leaves entities unexpanded: what it returns stays as small as the document.
+        const parsed = parseCbpXml(body, { fetchedAt: AT });
+        expect(JSON.stringify(parsed).length).toBeLessThan(10 * body.length);
+        expect(parsed.readings).toEqual([]);
+      });
+    });
+
+    it.each([
+      ['cbp', 'cbpXmlUrl', (at: number) => Buffer.from(cbpXml(at), 'latin1')],
+      ['cbsa', 'cbsaEnUrl', (at: number) => Buffer.from(cbsaCsv(at, 'en'), 'utf8')],
+    ] as const)(
+      'replays the %s document as it was an age earlier, with its own validators',
+      async (feed, url, build) => {
+        const current = await fetch(simulator[url]);
+        const currentBody = Buffer.from(await current.arrayBuffer());
+        await withFault(feed, { kind: 'older', ageMs: 4 * HOUR }, async () => {
+          const response = await fetch(simulator[url]);
+          const body = Buffer.from(await response.arrayBuffer());
+          expect(body.equals(build(AT - 4 * HOUR))).toBe(true);
+          expect(body.equals(currentBody)).toBe(false);
+          expect(response.headers.get('etag')).not.toBe(current.headers.get('etag'));
+          expect(Date.parse(response.headers.get('last-modified') ?? '')).toBeLessThan(
+            Date.parse(current.headers.get('last-modified') ?? ''),
+          );
+        });
+      },
+    );
 
     it('fails only the feed it is set on', async () => {
       await withFault('cbsa', { kind: 'status', status: 503 }, async () => {
