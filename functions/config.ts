@@ -110,6 +110,13 @@ const WebhookSchema = z.object({
   /** First retry delay; each further retry doubles it. */
   ALERT_WEBHOOK_BACKOFF_MS: wholeNumber(1_000, 0),
   ALERT_WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
+  /**
+   * Total time the deliveries of one cycle may take, well inside the ingest's 50 s; deliveries
+   * still due then are retried in the next cycle.
+   */
+  ALERT_DELIVERY_DEADLINE_MS: positiveInt(15_000),
+  /** Webhook deliveries in flight at once. */
+  ALERT_DELIVERY_CONCURRENCY: positiveInt(8),
 });
 
 export const IngestWithAlertsConfigSchema = z.extend(IngestConfigSchema, WebhookSchema.shape);

@@ -31,6 +31,8 @@ export interface FunctionSpec {
   readonly entry: string;
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
+  /** Concurrent executions reserved (and capped); unset: the account's shared pool. */
+  readonly reservedConcurrency?: number;
   readonly tables: { readonly [table: string]: 'read' | 'write' | 'readWrite' };
   readonly buckets: { readonly [bucket: string]: 'read' | 'write' | 'readWrite' };
   /**
@@ -151,6 +153,9 @@ export const FUNCTIONS = {
     entry: 'functions/handlers/ingest.ts',
     memoryMb: 512,
     timeoutSeconds: 50,
+    // One cycle at a time: cycles read-modify-write feed health and latest. The lease in DynamoDB
+    // covers what this cannot (a retried event queued behind a running cycle, a local run).
+    reservedConcurrency: 1,
     tables: {
       observations: 'readWrite',
       latest: 'readWrite',

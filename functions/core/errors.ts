@@ -37,3 +37,8 @@ export class FeedFetchError extends DomainError {
 export class FeedRefusedError extends DomainError {
   override readonly name = 'FeedRefusedError';
 }
+
+/** A conditional write that lost to a concurrent writer (the stored version moved on). */
+export class ConcurrentUpdateError extends DomainError {
+  override readonly name = 'ConcurrentUpdateError';
+}

@@ -7,6 +7,12 @@
  * latest", which is written only after the observations and rollups. A crash at any step leaves
  * the same readings new on the rerun, which redoes the same absolute writes. Ports whose
  * averages still need publishing are recorded in feed health before latest moves on.
+ *
+ * Ordering: latest only moves forward. A document older than the last good one of its source
+ * (a replay, a stale cache) still adds the observations it carries, but changes no latest
+ * reading, no port state and raises no event; a single lane whose reading is older than the stored
+ * one keeps the stored one. Publishing writes every per-port document before any index that lists
+ * the port, so a listed port never answers 404.
  */
 import { getPort } from './catalogue.ts';
 import { mapLimit } from './concurrency.ts';
@@ -48,6 +54,7 @@ import {
   buildSnapshotDocuments,
   CACHE_CONTROL,
   DOCUMENT_KEYS,
+  isPortDocument,
   JSON_CONTENT_TYPE,
   publishedPorts,
 } from './views.ts';
@@ -176,6 +183,12 @@ async function ingestSource(
       refuseIfCollapsed(parsed, health);
       const touched = await store(deps, parsed, fetchedAt, health);
       outcome.newObservations = touched.newObservations;
+      if (touched.older) {
+        deps.log?.(
+          `ingest source=${source.source}: document of ${parsed.generatedAt} is older than the last one ` +
+            `(${health.lastGeneratedAt}); observations kept, latest left as it was`,
+        );
+      }
       for (const portId of touched.ports) pendingAverages.add(portId);
       Object.assign(health, {
         format: parsed.format,
@@ -187,7 +200,8 @@ async function ingestSource(
         lastReadingCount: parsed.readings.length,
         lastRejectCount: parsed.rejects.length,
         lastNewObservations: touched.newObservations,
-        lastGeneratedAt: parsed.generatedAt,
+        // Never backwards: an older document leaves the newest generation time in place.
+        lastGeneratedAt: touched.older ? health.lastGeneratedAt : parsed.generatedAt,
         etag: fetched.etag,
         lastModified: fetched.lastModified,
         rejectSample: parsed.rejects
@@ -209,7 +223,7 @@ async function ingestSource(
   health.lastDurationMs = outcome.durationMs;
   const event = feedEvent(previous, health);
   if (event) health.pendingEvents = mergeEvents(health.pendingEvents, [event]);
-  await deps.health.put(health);
+  health.version = await deps.health.put(health);
   return outcome;
 }
 
@@ -228,10 +242,11 @@ async function store(
   parsed: ParsedFeed,
   fetchedAtMs: number,
   health: FeedHealth,
-): Promise<{ newObservations: number; ports: Set<string> }> {
+): Promise<{ newObservations: number; ports: Set<string>; older: boolean }> {
   const fetchedAt = new Date(fetchedAtMs).toISOString();
   const { readings: known, ports: knownPorts } = await deps.latest.all();
   const knownByLane = new Map(known.map((r) => [laneKey(r), r]));
+  const { older, forward, portsForward } = ordering(parsed, health, knownByLane);
   const priorZones = new Map(knownPorts.map((p) => [`${p.source}#${p.portId}`, p.timeZone]));
   const zones = new Map<string, string | null>();
   for (const port of parsed.ports) {
@@ -288,23 +303,75 @@ async function store(
     health.pendingEvents,
     portEvents(
       knownPorts.filter((state) => state.source === parsed.source),
-      parsed.ports,
+      parsed.ports.filter((port) => portsForward.has(port.portId)),
       documentTime,
       fetchedAt,
     ),
   );
-  await deps.health.put(health);
+  health.version = await deps.health.put(health);
 
-  // 4. Latest readings and port states.
-  const latest: LatestReading[] = parsed.readings.map((reading) => ({ ...reading, fetchedAt }));
+  // 4. Latest readings and port states, forward only.
+  const latest: LatestReading[] = parsed.readings
+    .filter((reading) => forward(reading))
+    .map((reading) => ({ ...reading, fetchedAt }));
   await deps.latest.putReadings(latest);
-  const states: LatestPortState[] = parsed.ports.map((port) => ({
-    ...port,
-    timeZone: zones.get(port.portId) ?? null,
-    fetchedAt,
-  }));
+  const states: LatestPortState[] = parsed.ports
+    .filter((port) => portsForward.has(port.portId))
+    .map((port) => ({
+      ...port,
+      timeZone: zones.get(port.portId) ?? null,
+      fetchedAt,
+    }));
   await deps.latest.putPorts(states);
-  return { newObservations: fresh.length, ports: touchedPorts };
+  return { newObservations: fresh.length, ports: touchedPorts, older };
+}
+
+/**
+ * What of a document may move latest: nothing when the document is older than the source's last
+ * good one; else each reading not older than the stored reading of its lane, and the port state
+ * of each port whose newest reading is not older than the newest stored one.
+ */
+function ordering(
+  parsed: ParsedFeed,
+  health: FeedHealth,
+  knownByLane: ReadonlyMap<string, LatestReading>,
+): {
+  older: boolean;
+  forward: (reading: ParsedFeed['readings'][number]) => boolean;
+  portsForward: Set<string>;
+} {
+  const older =
+    parsed.generatedAt !== null &&
+    health.lastGeneratedAt !== null &&
+    Date.parse(parsed.generatedAt) < Date.parse(health.lastGeneratedAt);
+  const timeOf = (at: string | null | undefined) => (at ? Date.parse(at) : Number.NaN);
+  const forward = (reading: ParsedFeed['readings'][number]): boolean => {
+    if (older) return false;
+    const before = timeOf(knownByLane.get(laneKey(reading))?.observedAt);
+    const now = timeOf(reading.observedAt);
+    return Number.isNaN(before) || Number.isNaN(now) || now >= before;
+  };
+  const newest = new Map<string, { known: number; parsed: number }>();
+  for (const reading of parsed.readings) {
+    const entry = newest.get(reading.portId) ?? {
+      known: Number.NEGATIVE_INFINITY,
+      parsed: Number.NEGATIVE_INFINITY,
+    };
+    const known = timeOf(knownByLane.get(laneKey(reading))?.observedAt);
+    const now = timeOf(reading.observedAt);
+    if (!Number.isNaN(known)) entry.known = Math.max(entry.known, known);
+    if (!Number.isNaN(now)) entry.parsed = Math.max(entry.parsed, now);
+    newest.set(reading.portId, entry);
+  }
+  const portsForward = new Set<string>();
+  if (!older) {
+    for (const port of parsed.ports) {
+      const times = newest.get(port.portId);
+      const behind = times !== undefined && Number.isFinite(times.parsed) && times.parsed < times.known;
+      if (!behind) portsForward.add(port.portId);
+    }
+  }
+  return { older, forward, portsForward };
 }
 
 /** Publishes the snapshot documents and the averages of the given ports, then clears pending work. */
@@ -324,13 +391,17 @@ export async function publish(deps: IngestDeps, averagesFor: ReadonlySet<string>
   );
   documents.push(...averages.flat());
   documents.push(...(await eventDocuments(deps, health, nowMs, ports)));
-  await mapLimit(documents, 8, (doc) =>
-    deps.documents.put(doc.key, doc.body, {
-      contentType: doc.contentType ?? JSON_CONTENT_TYPE,
-      cacheControl: doc.cacheControl,
-      contentHash: doc.contentHash,
-    }),
-  );
+  // Leaves before indexes: every per-port document is out before any document that lists the port.
+  const write = (batch: readonly BuiltDocument[]) =>
+    mapLimit(batch, 8, (doc) =>
+      deps.documents.put(doc.key, doc.body, {
+        contentType: doc.contentType ?? JSON_CONTENT_TYPE,
+        cacheControl: doc.cacheControl,
+        contentHash: doc.contentHash,
+      }),
+    );
+  await write(documents.filter((doc) => isPortDocument(doc.key)));
+  await write(documents.filter((doc) => !isPortDocument(doc.key)));
   for (const h of health) {
     if (h.pendingPublish.length === 0 && h.pendingEvents.length === 0) continue;
     await deps.health.put({ ...h, pendingPublish: [], pendingEvents: [] });

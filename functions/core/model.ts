@@ -198,6 +198,8 @@ export interface FeedHealth {
   pendingPublish: string[];
   /** Events seen but not yet in the published log and feeds (cleared by the publisher). */
   pendingEvents: ServiceEvent[];
+  /** Writes so far (0 or absent: never written); each write is conditional on it. */
+  version?: number;
 }
 
 export interface PublishedDocument {

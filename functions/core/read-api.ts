@@ -76,19 +76,31 @@ export function createReadApi(deps: ReadApiDeps) {
     return document;
   }
 
-  /** The published port list (catalogue plus uncatalogued ports seen), cached for a minute. */
-  async function allPorts(): Promise<PublishedPort[]> {
+  /**
+   * The published port list (catalogue plus uncatalogued ports seen), cached for a minute. A
+   * missing list is never cached: before the first publish every port would be unknown, and a
+   * minute of 404s after it would contradict the list the CDN already serves.
+   */
+  async function allPorts(refresh = false): Promise<PublishedPort[]> {
     const now = deps.clock.now();
-    if (portsCache && now - portsCache.at < 60_000) return portsCache.ports;
+    if (!refresh && portsCache && now - portsCache.at < 60_000) return portsCache.ports;
     const document = await deps.documents.get(DOCUMENT_KEYS.ports('all'));
-    const ports = document ? (JSON.parse(document.body) as { ports: PublishedPort[] }).ports : [];
+    if (!document) return [];
+    const ports = (JSON.parse(document.body) as { ports: PublishedPort[] }).ports;
     portsCache = { at: now, ports };
     return ports;
   }
 
+  const find = (ports: readonly PublishedPort[], idOrSlug: string) =>
+    ports.find((p) => p.id === idOrSlug) ?? ports.find((p) => p.slug === idOrSlug);
+
   async function resolvePort(idOrSlug: string): Promise<PublishedPort> {
-    const ports = await allPorts();
-    const port = ports.find((p) => p.id === idOrSlug) ?? ports.find((p) => p.slug === idOrSlug);
+    let port = find(await allPorts(), idOrSlug);
+    // A port first listed after the cache was filled: look at the current list before a 404,
+    // at most every few seconds.
+    if (!port && portsCache && deps.clock.now() - portsCache.at > 5_000) {
+      port = find(await allPorts(true), idOrSlug);
+    }
     if (!port) throw new NotFoundError(`no port with id or slug "${idOrSlug}"; GET /api/v1/ports lists them`);
     return port;
   }

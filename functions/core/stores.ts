@@ -64,7 +64,11 @@ export interface ObservationStore {
 
 export interface HealthStore {
   get(source: Source): Promise<FeedHealth | undefined>;
-  put(health: FeedHealth): Promise<void>;
+  /**
+   * Writes `health` if the stored version is still `health.version` (the one it was read at), and
+   * returns the new version; throws `ConcurrentUpdateError` when another writer came first.
+   */
+  put(health: FeedHealth): Promise<number>;
 }
 
 export interface DocumentStore {

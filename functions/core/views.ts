@@ -28,6 +28,22 @@ export const DOCUMENT_KEYS = {
   forecastSkill: 'v1/forecast-skill.json',
 } as const;
 
+/**
+ * Key prefixes of the per-port documents (the leaves). The publisher writes all of them before any
+ * other document, since the indexes (port lists, current views, events, the main RSS feed) list
+ * ports whose leaves must already answer. A new per-port view adds its prefix here.
+ */
+export const PORT_DOCUMENT_PREFIXES: readonly string[] = [
+  'v1/port-hourly-averages/',
+  'v1/port-forecast/',
+  'rss/ports/',
+];
+
+/** Whether `key` is a per-port document (see {@link PORT_DOCUMENT_PREFIXES}). */
+export function isPortDocument(key: string): boolean {
+  return PORT_DOCUMENT_PREFIXES.some((prefix) => key.startsWith(prefix));
+}
+
 export const CACHE_CONTROL = {
   ports: 'public, max-age=300, s-maxage=300, stale-while-revalidate=60, stale-if-error=86400',
   current: 'public, max-age=30, s-maxage=60, stale-while-revalidate=30, stale-if-error=600',

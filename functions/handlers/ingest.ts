@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
+import { FUNCTIONS } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
+import { createLeaseStore } from '../adapters/dynamo/lease.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
 import { createMetrics, type MetricsOptions, type MetricsSink } from '../adapters/powertools/metrics.ts';
 import { createTelemetry, type TelemetryOptions } from '../adapters/powertools/telemetry.ts';
@@ -10,6 +13,7 @@ import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
 import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { evaluateAlerts } from '../core/alerts.ts';
 import { runIngestCycle, type SourceOutcome } from '../core/ingest.ts';
+import { withLease } from '../core/lease.ts';
 import { METRIC_NAMES } from '../core/metrics.ts';
 import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
@@ -27,6 +31,9 @@ function countOutcomes(metrics: MetricsSink, outcomes: readonly SourceOutcome[])
     outcomes.reduce((sum, o) => sum + o.rejects, 0),
   );
 }
+
+/** Kept free at the end of the function's time for the last writes after the alert deadline. */
+const ALERT_MARGIN_MS = 5_000;
 
 /** The ingest function for a given environment (the local runtime passes its own). */
 export function createIngestHandler(
@@ -46,27 +53,54 @@ export function createIngestHandler(
   const metrics = createMetrics('ingest', options);
   const log = (line: string) => telemetry.log(line);
   const alerts = createAlertStore(stores.dynamo, settings.tables.alerts);
+  // The lease is about real time (how long a cycle may run), never the simulated clock.
+  const leases = createLeaseStore(stores.dynamo, settings.tables.health);
   const secrets = options.secrets ?? createSecretsManagerSource();
   // The signing key is read at run time (cached by the source), never from the environment.
   const deliveryWith = (signingKey: string) =>
     createWebhookDelivery({
       allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
-      attempts: config.ALERT_WEBHOOK_ATTEMPTS,
-      backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
       timeoutMs: config.ALERT_WEBHOOK_TIMEOUT_MS,
       signingKey,
     });
-  return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(async () => {
-    const outcomes = await runIngestCycle({ ...stores, sources, clock, log });
-    countOutcomes(metrics, outcomes);
-    metrics.flush();
-    // After the cycle, on whatever the latest readings now are: stale ones never fire.
-    await currentSecret(secrets, config.WEBHOOK_SIGNING_KEY_SECRET)
-      .then((signingKey) =>
-        evaluateAlerts({ alerts, latest: stores.latest, delivery: deliveryWith(signingKey), clock, log }),
-      )
-      .catch((error: unknown) => telemetry.error('alerts: evaluation failed', error));
-    return outcomes;
+  return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(async (_event, context) => {
+    const run = await withLease(
+      leases,
+      {
+        name: 'ingest',
+        holder: `${context.awsRequestId ?? 'local'}/${randomUUID().slice(0, 8)}`,
+        ttlMs: FUNCTIONS.ingest.timeoutSeconds * 1000 + 10_000,
+        now: Date.now,
+      },
+      async () => {
+        const outcomes = await runIngestCycle({ ...stores, sources, clock, log });
+        countOutcomes(metrics, outcomes);
+        metrics.flush();
+        // After the cycle, on whatever the latest readings now are: stale ones never fire.
+        const left = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
+        await currentSecret(secrets, config.WEBHOOK_SIGNING_KEY_SECRET)
+          .then((signingKey) =>
+            evaluateAlerts({
+              alerts,
+              latest: stores.latest,
+              delivery: deliveryWith(signingKey),
+              clock,
+              log,
+              policy: {
+                attempts: config.ALERT_WEBHOOK_ATTEMPTS,
+                backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
+                concurrency: config.ALERT_DELIVERY_CONCURRENCY,
+                deadlineMs: Math.max(0, Math.min(config.ALERT_DELIVERY_DEADLINE_MS, left - ALERT_MARGIN_MS)),
+              },
+            }),
+          )
+          .catch((error: unknown) => telemetry.error('alerts: evaluation failed', error));
+        return outcomes;
+      },
+    );
+    if (run.ran) return run.result;
+    log(`ingest: skipped: ${run.reason}`);
+    return [];
   });
 }
 

@@ -28,7 +28,10 @@ export const BUNDLE_BANNER =
   "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
 
 export interface ServiceFunctionProps {
-  readonly spec: Pick<FunctionSpec, 'name' | 'entry' | 'memoryMb' | 'timeoutSeconds' | 'description'>;
+  readonly spec: Pick<
+    FunctionSpec,
+    'name' | 'entry' | 'memoryMb' | 'timeoutSeconds' | 'description' | 'reservedConcurrency'
+  >;
   readonly environment?: Record<string, string>;
   /** Defaults to one month: enough to debug an incident, cheap at this volume. */
   readonly logRetention?: RetentionDays;
@@ -60,6 +63,9 @@ export class ServiceFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: spec.memoryMb,
       timeout: Duration.seconds(spec.timeoutSeconds),
+      ...(spec.reservedConcurrency === undefined
+        ? {}
+        : { reservedConcurrentExecutions: spec.reservedConcurrency }),
       description: spec.description,
       role: this.role,
       logGroup: this.logGroup,

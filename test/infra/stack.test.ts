@@ -231,6 +231,16 @@ describe('functions', () => {
   });
 });
 
+describe('one ingest at a time', () => {
+  it('the ingest function has a reserved concurrency of 1; the others draw on the shared pool', () => {
+    const fnOf = (name: keyof typeof FUNCTIONS) =>
+      resources[logicalId(stack.functions[name].fn)]?.Properties ?? {};
+    expect(fnOf('ingest').ReservedConcurrentExecutions).toBe(1);
+    expect(fnOf('api').ReservedConcurrentExecutions).toBeUndefined();
+    expect(fnOf('mcp').ReservedConcurrentExecutions).toBeUndefined();
+  });
+});
+
 describe('schedule', () => {
   it('ingest every minute', () => {
     template.hasResourceProperties('AWS::Events::Rule', {

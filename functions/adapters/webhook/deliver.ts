@@ -1,12 +1,26 @@
 /**
- * Webhook delivery of alert firings: a JSON POST signed with HMAC-SHA256, retried with exponential
- * backoff. Only HTTPS URLs whose host resolves to public addresses are called (no loopback,
- * private, link-local or metadata addresses), unless `allowPrivate` is set, which only tests do.
+ * Webhook delivery of alert firings: one signed JSON POST per attempt (the core schedules retries,
+ * backoff and the deadline). Before each attempt the host is resolved once and every address is
+ * checked against the core's target policy; the connection then goes to the address that passed
+ * (a pinned `lookup`), with the original Host header and TLS server name, so a name that changes
+ * its answer between the check and the connection (DNS rebinding) cannot reach anything else.
+ * Redirects are never followed. `allowPrivate` (tests only) admits loopback and plain http.
  */
-import { createHmac, randomUUID } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { type Alert, type AlertDelivery, type AlertFiring, webhookSecretOf } from '../../core/alerts.ts';
+import { createHmac } from 'node:crypto';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import {
+  type Alert,
+  type AlertDelivery,
+  type AlertFiring,
+  type DeliveryAttempt,
+  webhookSecretOf,
+} from '../../core/alerts.ts';
+import { addressProblem, isIpLiteral, webhookUrlProblem } from '../../core/webhook-target.ts';
+
+export { webhookUrlProblem };
 
 export const SIGNATURE_HEADER = 'webhook-signature';
 
@@ -16,100 +30,122 @@ export function signPayload(secret: string, body: string, timestampSeconds: numb
   return `t=${timestampSeconds},v1=${mac}`;
 }
 
-/** Whether an IPv4 or IPv6 literal is loopback, private, link-local, CGNAT, unspecified or multicast. */
-export function isPrivateAddress(address: string): boolean {
-  const version = isIP(address);
-  if (version === 4) {
-    const [a = 0, b = 0] = address.split('.').map(Number);
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      a >= 224
-    );
-  }
-  if (version === 6) {
-    const lower = address.toLowerCase();
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower)?.[1];
-    if (mapped) return isPrivateAddress(mapped);
-    return (
-      lower === '::' ||
-      lower === '::1' ||
-      lower.startsWith('fc') ||
-      lower.startsWith('fd') ||
-      lower.startsWith('fe8') ||
-      lower.startsWith('fe9') ||
-      lower.startsWith('fea') ||
-      lower.startsWith('feb') ||
-      lower.startsWith('ff')
-    );
-  }
-  return true;
-}
-
-/**
- * Why a webhook URL is refused, or null when acceptable. Checked when an alert is created
- * (literal hosts) and again before every delivery (resolved addresses).
- */
-export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'webhook_url is not a URL';
-  }
-  if (url.username || url.password) return 'webhook_url must not carry credentials';
-  if (allowPrivate)
-    return url.protocol === 'https:' || url.protocol === 'http:' ? null : 'webhook_url must be https';
-  if (url.protocol !== 'https:') return 'webhook_url must be an https:// URL';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) {
-    return 'webhook_url must be a public host';
-  }
-  if (isIP(host) && isPrivateAddress(host)) return 'webhook_url must not be a private or loopback address';
-  return null;
+export interface ResolvedAddress {
+  address: string;
+  family: number;
 }
 
 export interface WebhookOptions {
   allowPrivate: boolean;
-  attempts: number;
-  backoffMs: number;
+  /** Upper bound of one attempt; the core may hand a shorter one (its deadline). */
   timeoutMs: number;
-  /** Injected in tests to count retries; the global fetch otherwise. */
-  fetch?: typeof fetch;
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
   /** The service's signing key: each alert's secret derives from it ({@link webhookSecretOf}). */
   signingKey: string;
+  /** Name resolution (every address of a name); `dns.lookup` otherwise. Tests inject changing answers. */
+  resolve?: (host: string) => Promise<ResolvedAddress[]>;
+  /** Extra trusted CA certificates (PEM), for a test's own TLS server; the system roots otherwise. */
+  ca?: string;
+  /**
+   * Why an address is refused, or null: the core's {@link addressProblem} unless a test stands a
+   * loopback server in for a public one.
+   */
+  addressPolicy?: (address: string) => string | null;
+  now?: () => number;
+}
+
+const systemResolve = (host: string): Promise<ResolvedAddress[]> => dnsLookup(host, { all: true });
+
+/** A `lookup` that answers every query with the one address that passed the check. */
+function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+    else callback(null, pinned.address, pinned.family);
+  }) as unknown as LookupFunction;
 }
 
 export function createWebhookDelivery(options: WebhookOptions): AlertDelivery {
-  const doFetch = options.fetch ?? fetch;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
+  const resolve = options.resolve ?? systemResolve;
+  const refused = options.addressPolicy ?? addressProblem;
   const now = options.now ?? Date.now;
 
-  async function resolvesPublic(url: URL): Promise<string | null> {
-    if (options.allowPrivate) return null;
+  /** The address to connect to, or why none may be used. */
+  async function target(url: URL): Promise<ResolvedAddress | { problem: string }> {
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const addresses = isIP(host) ? [{ address: host }] : await lookup(host, { all: true });
-    return addresses.some((a) => isPrivateAddress(a.address)) ? 'host resolves to a private address' : null;
+    if (isIpLiteral(host)) {
+      const problem = options.allowPrivate ? null : refused(host);
+      return problem ? { problem } : { address: host, family: host.includes(':') ? 6 : 4 };
+    }
+    let addresses: ResolvedAddress[];
+    try {
+      addresses = await resolve(host);
+    } catch (error: unknown) {
+      return { problem: `cannot resolve ${host}: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    if (addresses.length === 0) return { problem: `${host} has no address` };
+    if (!options.allowPrivate) {
+      // Every answer is checked: a name with one private address among public ones is refused.
+      for (const { address } of addresses) {
+        const problem = refused(address);
+        if (problem) return { problem: `${host} resolves to a refused address: ${problem}` };
+      }
+    }
+    return addresses[0] as ResolvedAddress;
+  }
+
+  function post(
+    url: URL,
+    pinned: ResolvedAddress,
+    headers: Record<string, string>,
+    body: string,
+    timeoutMs: number,
+  ): Promise<number> {
+    return new Promise((done, fail) => {
+      const secure = url.protocol === 'https:';
+      const hostname = url.hostname.replace(/^\[|\]$/g, '');
+      const request = (secure ? httpsRequest : httpRequest)(
+        {
+          protocol: url.protocol,
+          host: hostname,
+          port: url.port || (secure ? 443 : 80),
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers: { ...headers, host: url.host, 'content-length': String(Buffer.byteLength(body)) },
+          lookup: pinnedLookup(pinned),
+          // No pooled socket: each attempt connects to the address it checked.
+          agent: false,
+          signal: AbortSignal.timeout(Math.max(1, Math.floor(timeoutMs))),
+          ...(secure
+            ? {
+                servername: isIpLiteral(hostname) ? undefined : hostname,
+                ...(options.ca ? { ca: options.ca } : {}),
+              }
+            : {}),
+        },
+        (response: IncomingMessage) => {
+          response.resume();
+          response.on('end', () => done(response.statusCode ?? 0));
+          response.on('error', fail);
+        },
+      );
+      request.on('error', (error: Error) =>
+        fail(error.name === 'AbortError' || error.name === 'TimeoutError' ? new Error('timed out') : error),
+      );
+      request.end(body);
+    });
   }
 
   return {
-    async deliver(alert: Alert, firing: Omit<AlertFiring, 'delivery'>) {
-      const url = alert.webhookUrl;
-      if (!url) return { status: 'no-webhook', attempts: 0, error: null };
-      const secret = webhookSecretOf(options.signingKey, alert.id);
-      const problem = webhookUrlProblem(url, options.allowPrivate) ?? (await resolvesPublic(new URL(url)));
-      if (problem) return { status: 'failed', attempts: 0, error: problem };
-      const id = randomUUID();
+    async attempt(alert: Alert, firing: AlertFiring, timeoutMs: number): Promise<DeliveryAttempt> {
+      const raw = alert.webhookUrl;
+      if (!raw) return { ok: false, retryable: false, error: 'no webhook' };
+      const problem = webhookUrlProblem(raw, options.allowPrivate);
+      if (problem) return { ok: false, retryable: false, error: problem };
+      const url = new URL(raw);
+      const pinned = await target(url);
+      if ('problem' in pinned) return { ok: false, retryable: false, error: pinned.problem };
       const body = JSON.stringify({
         type: 'alert.fired',
-        id,
+        id: firing.id,
         alert: {
           id: alert.id,
           portId: alert.portId,
@@ -119,36 +155,32 @@ export function createWebhookDelivery(options: WebhookOptions): AlertDelivery {
           comparison: alert.comparison,
           thresholdMinutes: alert.thresholdMinutes,
         },
-        firing,
+        firing: { firedAt: firing.firedAt, delayMinutes: firing.delayMinutes, observedAt: firing.observedAt },
       });
-      let lastError = '';
-      for (let attempt = 1; attempt <= options.attempts; attempt += 1) {
-        if (attempt > 1) await sleep(options.backoffMs * 2 ** (attempt - 2));
-        try {
-          const response = await doFetch(url, {
-            method: 'POST',
-            redirect: 'manual',
-            signal: AbortSignal.timeout(options.timeoutMs),
-            headers: {
-              'content-type': 'application/json',
-              'user-agent': 'border-waits-alerts/1',
-              'webhook-id': id,
-              [SIGNATURE_HEADER]: signPayload(secret, body, Math.floor(now() / 1000)),
-            },
-            body,
-          });
-          await response.body?.cancel();
-          if (response.ok) return { status: 'delivered', attempts: attempt, error: null };
-          lastError = `HTTP ${response.status}`;
-          // A client error other than timeout/rate limit will not improve on retry.
-          if (response.status < 500 && response.status !== 408 && response.status !== 429) {
-            return { status: 'failed', attempts: attempt, error: lastError };
-          }
-        } catch (error: unknown) {
-          lastError = error instanceof Error ? error.message : String(error);
+      const secret = webhookSecretOf(options.signingKey, alert.id);
+      try {
+        const status = await post(
+          url,
+          pinned,
+          {
+            'content-type': 'application/json',
+            'user-agent': 'border-waits-alerts/1',
+            'webhook-id': firing.id ?? `${alert.id}:${firing.observedAt}`,
+            [SIGNATURE_HEADER]: signPayload(secret, body, Math.floor(now() / 1000)),
+          },
+          body,
+          Math.min(timeoutMs, options.timeoutMs),
+        );
+        if (status >= 200 && status < 300) return { ok: true };
+        if (status >= 300 && status < 400) {
+          return { ok: false, retryable: false, error: `HTTP ${status} (redirects are not followed)` };
         }
+        // A client error other than timeout/rate limit will not improve on retry.
+        const retryable = status >= 500 || status === 408 || status === 429;
+        return { ok: false, retryable, error: `HTTP ${status}` };
+      } catch (error: unknown) {
+        return { ok: false, retryable: true, error: error instanceof Error ? error.message : String(error) };
       }
-      return { status: 'failed', attempts: options.attempts, error: lastError };
     },
   };
 }

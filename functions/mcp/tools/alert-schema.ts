@@ -21,9 +21,11 @@ export const AlertViewSchema = z.object({
       delayMinutes: z.number(),
       observedAt: z.string(),
       delivery: z.object({
-        status: z.enum(['delivered', 'failed', 'no-webhook']),
+        /** `pending`: a retry is due at `nextAttemptAt`, in a later ingest cycle. */
+        status: z.enum(['pending', 'delivered', 'failed', 'no-webhook']),
         attempts: z.number().int(),
         error: z.string().nullable(),
+        nextAttemptAt: z.string().nullable().optional(),
       }),
     }),
   ),

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Alert, type AlertStore, evaluateAlerts, whyNotFiring } from '../../../functions/core/alerts.ts';
+import { type Alert, whyNotFiring } from '../../../functions/core/alerts.ts';
 import type { LatestReading } from '../../../functions/core/model.ts';
-import type { LatestStore } from '../../../functions/core/stores.ts';
 
 const NOW = Date.parse('2026-11-18T18:00:00Z');
 
@@ -76,46 +75,5 @@ describe('whyNotFiring', () => {
     ['nothing without a reading', alert(), undefined, 'no reading for this lane'],
   ] as const)('%s', (_name, a, r, expected) => {
     expect(whyNotFiring(a, r, NOW)).toBe(expected);
-  });
-});
-
-describe('evaluateAlerts', () => {
-  it('records the firing and the delivery outcome, and a crash-safe marker first', async () => {
-    const saved: Alert[] = [];
-    let stored = [alert({ webhookUrl: 'https://hooks.example/x' })];
-    const alerts: AlertStore = {
-      listByOwner: async () => stored,
-      get: async () => stored[0],
-      put: async (a) => {
-        saved.push(structuredClone(a));
-        stored = [a];
-      },
-      delete: async () => false,
-      all: async () => stored,
-    };
-    const latest: LatestStore = {
-      all: async () => ({ readings: [reading()], ports: [] }),
-      putReadings: async () => {},
-      putPorts: async () => {},
-    };
-    const result = await evaluateAlerts({
-      alerts,
-      latest,
-      clock: { now: () => NOW },
-      delivery: { deliver: async () => ({ status: 'delivered', attempts: 1, error: null }) },
-    });
-    expect(result.fired).toEqual([{ alertId: 'al_1', owner: 'u1', delivery: 'delivered' }]);
-    expect(saved[0]?.lastFiredAt).toBe(new Date(NOW).toISOString());
-    expect(saved[0]?.firings[0]?.delivery.error).toBe('delivery pending');
-    expect(saved[1]?.firings).toHaveLength(1);
-    expect(saved[1]?.firings[0]).toMatchObject({ delayMinutes: 20, delivery: { status: 'delivered' } });
-    // A second evaluation on the same reading does nothing.
-    const again = await evaluateAlerts({
-      alerts,
-      latest,
-      clock: { now: () => NOW + 3 * 3_600_000 },
-      delivery: { deliver: async () => ({ status: 'delivered', attempts: 1, error: null }) },
-    });
-    expect(again.fired).toEqual([]);
   });
 });
