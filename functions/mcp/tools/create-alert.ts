@@ -6,6 +6,7 @@ import { PortIdSchema } from '../../core/queries.ts';
 import {
   findPublishedPort,
   guarded,
+  liberal,
   ok,
   requireScope,
   type ToolRegistrar,
@@ -59,7 +60,7 @@ export const registerCreateAlert: ToolRegistrar = (server, deps) => {
         '(about each minute); fires only on fresh readings (at most 75 min old), at most once per cooldown; ' +
         'each firing is recorded (see list_alerts) and, with webhook_url, POSTed as JSON signed with ' +
         'HMAC-SHA256. Requires a Pro plan (sign-in, scope "alerts").',
-      inputSchema: InputSchema,
+      inputSchema: liberal(InputSchema),
       outputSchema: OutputSchema,
       annotations: {
         readOnlyHint: false,
