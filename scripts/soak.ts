@@ -435,6 +435,9 @@ try {
     `  live heap + external   start ${mb(first.live)}   end ${mb(last.live)}   ${signed(liveGrowth)}  (median)`,
   );
   console.log(
+    `  V8 heap reserved       start ${mb(first.heapTotal)}   end ${mb(last.heapTotal)}   ${signed(pct(first.heapTotal, last.heapTotal))}  (median)`,
+  );
+  console.log(
     `  rss                    start ${mb(first.rss)}   end ${mb(last.rss)}   ${signed(pct(first.rss, last.rss))}  (median)`,
   );
   if (first.rssAnon !== null && last.rssAnon !== null) {

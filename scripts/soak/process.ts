@@ -94,6 +94,8 @@ export interface ProcessSample {
   /** Live JS memory after a full GC: heapUsed + external (Buffers, ArrayBuffers), bytes. */
   live: number;
   heapUsed: number;
+  /** V8 heap reserved: it keeps the high-water mark of busy moments, and rss follows it. */
+  heapTotal: number;
   rss: number;
   /**
    * Anonymous resident memory (RssAnon, Linux): the rss without file-backed pages, which LevelDB's
@@ -135,6 +137,7 @@ export async function sampleProcess(
     taken.push({
       live: memory.heapUsed + memory.external,
       heapUsed: memory.heapUsed,
+      heapTotal: memory.heapTotal,
       rss: memory.rss,
       rssAnon: anonymousRss(),
       descriptors: openDescriptors(ports),
@@ -147,6 +150,7 @@ export async function sampleProcess(
   return {
     live: median(taken.map((s) => s.live)),
     heapUsed: median(taken.map((s) => s.heapUsed)),
+    heapTotal: median(taken.map((s) => s.heapTotal)),
     rss: median(taken.map((s) => s.rss)),
     rssAnon: taken.every((s) => s.rssAnon !== null) ? median(taken.map((s) => s.rssAnon as number)) : null,
     descriptors: fewest ?? null,

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { webhookUrlProblem } from '../../adapters/webhook/deliver.ts';
 import { type Alert, MAX_ALERTS_PER_OWNER, webhookSecretOf } from '../../core/alerts.ts';
 import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
 import { PortIdSchema } from '../../core/queries.ts';
+import { webhookUrlProblem } from '../../core/webhook-target.ts';
 import {
   findPublishedPort,
   guarded,
