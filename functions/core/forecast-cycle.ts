@@ -13,6 +13,7 @@
  */
 import { mapLimit } from './concurrency.ts';
 import {
+  HORIZONS_MINUTES,
   type IssuedPort,
   issuePort,
   type LaneId,
@@ -53,8 +54,8 @@ export interface ForecastStore {
   /** Whether the slot's cycle finished. */
   cycleDone(slot: string): Promise<boolean>;
   markCycle(slot: string): Promise<void>;
-  /** A port's issues with `from <= issuedAt <= to` (ISO), oldest first. */
-  pending(portId: string, from: string, to: string): Promise<IssuedPort[]>;
+  /** A port's stored issues of the given slots (ISO `issuedAt`); missing ones are left out. */
+  pending(portId: string, issuedAt: readonly string[]): Promise<IssuedPort[]>;
   /** Stores an issue unless one exists for its port and slot; returns the stored one. */
   putPending(issue: IssuedPort): Promise<IssuedPort>;
   /** A port's records of target dates `>= fromDate`. */
@@ -125,7 +126,13 @@ export async function forecastPort(
   const targets = dueTargets(slotMs, new Map(days.map((day) => [day.date, day.through])));
   const earliest = Math.min(targets[0] ?? slotMs, slotMs - SCORE_BACKLOG_MS);
   const [pending, observations] = await Promise.all([
-    deps.forecasts.pending(port.id, new Date(earliest - 6 * 3_600_000).toISOString(), slot),
+    // Only the issues aimed at the due targets, and the slot's own (a rerun reads it back).
+    deps.forecasts.pending(port.id, [
+      ...new Set([
+        ...targets.flatMap((t) => HORIZONS_MINUTES.map((h) => new Date(t - h * 60_000).toISOString())),
+        slot,
+      ]),
+    ]),
     deps.observations.query(
       port.id,
       Math.min(earliest - MAX_ACTUAL_AGE_MS, slotMs - MAX_READING_AGE_MS),
@@ -147,10 +154,12 @@ export async function forecastPort(
         for (const series of Object.values(horizons)) scored += series.model?.n ?? 0;
     }
   }
-  // Dates whose targets scored nothing still move `through`, so they are not looked at again.
+  // Dates whose targets scored nothing still move `through` of a record that exists, so they are
+  // not looked at again (a port with nothing scored yet writes nothing).
   for (const date of new Set(targets.map(utcDate))) {
     if (contributions.has(date)) continue;
     const previous = byDate.get(date);
+    if (!previous) continue;
     const through = new Date(Math.max(...targets.filter((t) => utcDate(t) === date))).toISOString();
     const next: SkillDay = { date, through, lanes: previous?.lanes ?? {} };
     if (await deps.forecasts.putSkillDay(port.id, next, previous?.through ?? null)) byDate.set(date, next);
@@ -185,7 +194,8 @@ async function settledWindow(forecasts: ForecastStore, portId: string, slotMs: n
   if (stored && stored.from === from && stored.to === to) return stored;
   const days = (await forecasts.skillDays(portId, from)).filter((day) => day.date <= to);
   const window: SkillWindow = { from, to, lanes: mergeRecords(days.map((day) => day.lanes)) };
-  await forecasts.putWindow(portId, window);
+  // Nothing settled yet: nothing to keep (the next slot looks again, one query).
+  if (days.length > 0 || stored) await forecasts.putWindow(portId, window);
   return window;
 }
 
@@ -194,6 +204,7 @@ const MODE_ORDER = ['passenger', 'pedestrian', 'commercial'];
 
 /** Runs the slot of `clock.now()` unless it is done: every port, then the summary, then the mark. */
 export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutcome> {
+  const started = performance.now();
   const slotMs = slotOf(deps.clock.now());
   const slot = new Date(slotMs).toISOString();
   if (await deps.forecasts.cycleDone(slot)) return { slot, skipped: true, ports: 0, lanes: 0, scored: 0 };
@@ -210,7 +221,7 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   let lanesIssued = 0;
   let scored = 0;
   const records: PortRecord[] = [];
-  const leaves = await mapLimit(ports, 4, async (port): Promise<BuiltDocument[]> => {
+  const leaves = await mapLimit(ports, 8, async (port): Promise<BuiltDocument[]> => {
     const laneMap = lanesByPort.get(port.id);
     if (!laneMap) return buildForecastDocuments(port, portForecastBody(port.id, null, {}), generatedAt);
     const lanes = [...laneMap.values()].sort(
@@ -237,7 +248,9 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
     ),
   );
   await deps.forecasts.markCycle(slot);
-  deps.log?.(`forecast slot=${slot} ports=${ports.length} lanes=${lanesIssued} scored=${scored}`);
+  deps.log?.(
+    `forecast slot=${slot} ports=${ports.length} lanes=${lanesIssued} scored=${scored} ms=${Math.round(performance.now() - started)}`,
+  );
   return { slot, skipped: false, ports: ports.length, lanes: lanesIssued, scored };
 }
 

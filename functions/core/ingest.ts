@@ -137,13 +137,15 @@ export async function runIngestCycle(deps: IngestDeps): Promise<SourceOutcome[]>
         (outcome.error ? ` error=${JSON.stringify(outcome.error)}` : ''),
     );
   }
-  await publish(deps, pendingAverages);
   if (deps.forecasts) {
-    // A failed forecast step loses nothing: the slot stays unmarked and the next cycle redoes it.
+    // Before the publish: its forecast documents are leaves, out before any index lists the port
+    // (publish then only fills in the ports the step did not reach). A failed step loses nothing:
+    // the slot stays unmarked and the next cycle redoes it.
     await runForecastCycle({ ...deps, forecasts: deps.forecasts }).catch((error: unknown) =>
       deps.log?.(`forecast: step failed: ${messageOf(error)}`),
     );
   }
+  await publish(deps, pendingAverages);
   return outcomes;
 }
 
