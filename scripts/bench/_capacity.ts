@@ -10,6 +10,8 @@ const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGe
 export interface CapacityMeter {
   read: number;
   write: number;
+  /** Units per table. */
+  tables: Map<string, { read: number; write: number }>;
   reset(): void;
 }
 
@@ -17,9 +19,11 @@ export function meterCapacity(doc: DynamoDBDocumentClient): CapacityMeter {
   const meter: CapacityMeter = {
     read: 0,
     write: 0,
+    tables: new Map(),
     reset() {
       meter.read = 0;
       meter.write = 0;
+      meter.tables.clear();
     },
   };
   doc.middlewareStack.add(
