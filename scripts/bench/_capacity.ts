@@ -31,14 +31,19 @@ export function meterCapacity(doc: DynamoDBDocumentClient): CapacityMeter {
       (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
       const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const units = [consumed]
-        .flat()
-        .reduce(
-          (sum: number, c) => sum + Number((c as { CapacityUnits?: number } | undefined)?.CapacityUnits ?? 0),
-          0,
-        );
-      if (READS.has(String(context.commandName))) meter.read += units;
-      else meter.write += units;
+      const isRead = READS.has(String(context.commandName));
+      for (const c of [consumed].flat() as ({ CapacityUnits?: number; TableName?: string } | undefined)[]) {
+        const units = Number(c?.CapacityUnits ?? 0);
+        const table = meter.tables.get(String(c?.TableName)) ?? { read: 0, write: 0 };
+        if (isRead) {
+          meter.read += units;
+          table.read += units;
+        } else {
+          meter.write += units;
+          table.write += units;
+        }
+        meter.tables.set(String(c?.TableName), table);
+      }
       return result;
     },
     { step: 'initialize', name: 'benchConsumedCapacity' },
