@@ -117,7 +117,10 @@ describe('observation store: compacted hours', () => {
     expect(items.slice(1, 5).every((item) => item.m === undefined)).toBe(true);
 
     const all = await embedded.stores.observations.query(PORT, 0, NOW);
-    const expected = [...readings, { ...(readings[0] as Observation), lane: 'sentri' as const, delayMinutes: 99 }];
+    const expected = [
+      ...readings,
+      { ...(readings[0] as Observation), lane: 'sentri' as const, delayMinutes: 99 },
+    ];
     const key = (o: Observation) => `${o.observedAt}|${o.lane}`;
     expect(all.map(key).sort()).toEqual(expected.map(key).sort());
     expect(all.find((o) => o.lane === 'sentri')?.delayMinutes).toBe(99);
