@@ -7,10 +7,12 @@ import { utcToZoned, zonedToUtc } from '../../core/time.ts';
 import {
   findPublishedPort,
   guarded,
+  liberal,
   loadAverages,
   loadForecast,
   ok,
   READ_ONLY,
+  SkillSchema,
   type ToolRegistrar,
   toolError,
   unknownPort,
@@ -48,17 +50,6 @@ const InputSchema = z.object({
       "A departure window today in the port's time zone (within the next 6 hours): answered from the forecast",
     ),
 });
-
-const SkillSchema = z
-  .object({
-    mae: z.number().nullable(),
-    bias: z.number().nullable(),
-    coverage: z.number().nullable(),
-    n: z.number().int(),
-  })
-  .describe(
-    'Track record (28 days) of the published forecasts at this horizon: MAE and bias in minutes, 80% interval coverage',
-  );
 
 const OptionSchema = z.object({
   at: z.string().describe('Target time (UTC)'),
@@ -116,7 +107,7 @@ export const registerBestTimeToCross: ToolRegistrar = (server, deps) => {
         '(a window today, port-local HH:MM, within the next 6 hours), today ranks the forecast points in the ' +
         'window, each with its 80% interval, the method published (model, persistence or profile: the one with ' +
         'the lowest error on that lane) and its track record. Anonymous.',
-      inputSchema: InputSchema,
+      inputSchema: liberal(InputSchema),
       outputSchema: OutputSchema,
       annotations: READ_ONLY,
     },

@@ -6,11 +6,13 @@ import { PortIdSchema } from '../../core/queries.ts';
 import type { PublishedPort } from '../../core/views.ts';
 import {
   guarded,
+  liberal,
   loadCurrent,
   loadForecast,
   loadPorts,
   ok,
   READ_ONLY,
+  SkillSchema,
   type ToolRegistrar,
   toolError,
   unknownPort,
@@ -64,17 +66,6 @@ const InputSchema = z.object({
     .optional()
     .describe('Arrival in this many minutes (0-360): also rank by the forecast wait then'),
 });
-
-const SkillSchema = z
-  .object({
-    mae: z.number().nullable(),
-    bias: z.number().nullable(),
-    coverage: z.number().nullable(),
-    n: z.number().int(),
-  })
-  .describe(
-    'Track record (28 days) of the published forecasts at this horizon: MAE and bias in minutes, 80% interval coverage',
-  );
 
 const OutputSchema = z.object({
   generatedAt: z.string(),
@@ -136,7 +127,7 @@ export const registerCompareCrossings: ToolRegistrar = (server, deps) => {
         'With arrive_at or in_minutes (up to 6 hours ahead), atArrival also ranks them by the forecast wait at ' +
         'arrival, each with its 80% interval, the method published (model, persistence or profile: the one ' +
         'with the lowest error on that lane) and its track record. Anonymous.',
-      inputSchema: InputSchema,
+      inputSchema: liberal(InputSchema),
       outputSchema: OutputSchema,
       annotations: READ_ONLY,
     },
