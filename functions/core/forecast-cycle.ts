@@ -87,11 +87,18 @@ export interface ForecastDeps {
   documents: DocumentStore;
   clock: Clock;
   log?: (line: string) => void;
+  /** Ports not started within this many ms are left to the next cycle (the slot stays open). */
+  budgetMs?: number;
 }
+
+/** The forecast step's default share of an ingest cycle (the ingest function has 50 s). */
+export const FORECAST_BUDGET_MS = 20_000;
 
 export interface ForecastOutcome {
   slot: string;
   skipped: boolean;
+  /** Ports left to the next cycle by the time budget. */
+  deferred: number;
   ports: number;
   lanes: number;
   scored: number;
@@ -207,7 +214,11 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   const started = performance.now();
   const slotMs = slotOf(deps.clock.now());
   const slot = new Date(slotMs).toISOString();
-  if (await deps.forecasts.cycleDone(slot)) return { slot, skipped: true, ports: 0, lanes: 0, scored: 0 };
+  if (await deps.forecasts.cycleDone(slot)) {
+    return { slot, skipped: true, deferred: 0, ports: 0, lanes: 0, scored: 0 };
+  }
+  const deadline = started + (deps.budgetMs ?? FORECAST_BUDGET_MS);
+  let deferred = 0;
   const { readings, ports: states } = await deps.latest.all();
   const lanesByPort = new Map<string, Map<string, LaneId>>();
   for (const r of readings) {
@@ -224,6 +235,10 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   const leaves = await mapLimit(ports, 8, async (port): Promise<BuiltDocument[]> => {
     const laneMap = lanesByPort.get(port.id);
     if (!laneMap) return buildForecastDocuments(port, portForecastBody(port.id, null, {}), generatedAt);
+    if (performance.now() > deadline) {
+      deferred++;
+      return [];
+    }
     const lanes = [...laneMap.values()].sort(
       (a, b) =>
         a.direction.localeCompare(b.direction) ||
@@ -238,6 +253,10 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   });
   // Per-port leaves first, then the index that summarises them.
   await mapLimit(leaves.flat(), 8, (doc) => put(deps.documents, doc));
+  if (deferred > 0) {
+    deps.log?.(`forecast slot=${slot} ${deferred} ports left to the next cycle (time budget)`);
+    return { slot, skipped: false, deferred, ports: ports.length, lanes: lanesIssued, scored };
+  }
   await put(
     deps.documents,
     buildDocument(
@@ -251,7 +270,7 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   deps.log?.(
     `forecast slot=${slot} ports=${ports.length} lanes=${lanesIssued} scored=${scored} ms=${Math.round(performance.now() - started)}`,
   );
-  return { slot, skipped: false, ports: ports.length, lanes: lanesIssued, scored };
+  return { slot, skipped: false, deferred: 0, ports: ports.length, lanes: lanesIssued, scored };
 }
 
 function put(documents: DocumentStore, doc: BuiltDocument) {
