@@ -140,7 +140,7 @@ export const McpConfigSchema = z.extend(StoreConfigSchema, {
   MCP_OAUTH_AUDIENCE: z.optional(requiredText),
   /** JWKS of the issuer; discovered from its metadata when unset. */
   MCP_OAUTH_JWKS_URL: optionalUrl,
-  /** Claim carrying the user's plan (`pro`, `business`); without it, scopes alone decide. */
+  /** Claim carrying the user's plan (`pro`, `business`); a token without it gets no paid tool. */
   MCP_TIER_CLAIM: text('tier'),
   /** Host names a request may name in `Host` (empty: no check, as behind CloudFront). */
   MCP_ALLOWED_HOSTS: commaList,

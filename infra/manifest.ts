@@ -80,7 +80,7 @@ export const TABLES = {
     sortKey: 'sk',
     ttlAttribute: 'ttl',
     envVar: 'TABLE_OBSERVATIONS',
-    description: 'Raw observations, 14 days: pk = port id, sk = observedAt#direction#mode#lane',
+    description: 'Raw observations, 14 days: pk = port id, sk = h#<UTC hour>, one map entry per reading',
   },
   latest: {
     name: 'latest',
@@ -94,7 +94,8 @@ export const TABLES = {
     partitionKey: 'pk',
     sortKey: 'sk',
     envVar: 'TABLE_ROLLUPS',
-    description: 'Per port lane and port-local date/hour sums, rebuilt from observations; kept past 14 days',
+    description:
+      'Per port and port-local hour of week: per-date sums and histograms, settled totals, averages summaries; kept past 14 days',
   },
   health: {
     name: 'feed-health',

@@ -817,6 +817,9 @@ export class BorderWaitsStack extends Stack {
     new CfnOutput(this, 'BaseUrl', { value: `https://${this.distribution.distributionDomainName}` });
     new CfnOutput(this, 'KeysTableName', { value: this.tables.keys.tableName });
     new CfnOutput(this, 'McpUrl', { value: `https://${this.distribution.distributionDomainName}/mcp` });
+    // For `npm run migrate -- --aws`, which moves stored history into the packed layout.
+    new CfnOutput(this, 'ObservationsTableName', { value: this.tables.observations.tableName });
+    new CfnOutput(this, 'RollupsTableName', { value: this.tables.rollups.tableName });
   }
 }
 

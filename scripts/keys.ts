@@ -11,7 +11,7 @@
  */
 import { createDocumentClient } from '../functions/adapters/dynamo/client.ts';
 import { createKeyStore } from '../functions/adapters/dynamo/keys.ts';
-import { AccountSchema } from '../functions/core/key-requests.ts';
+import { AccountSchema, printable, printableJson } from '../functions/core/key-requests.ts';
 import { generateKey, newKeyRecord } from '../functions/core/keys.ts';
 import { attachOrOpenDynamo } from '../infra/local/dynamo.ts';
 import { TABLES } from '../infra/manifest.ts';
@@ -56,7 +56,9 @@ function onlyArgument(args: string[], what: string, example: string): string {
   return args[0];
 }
 
-function table(rows: string[][]): string {
+/** Columns padded to their widest cell; every cell printable (control characters escaped). */
+function table(raw: string[][]): string {
+  const rows = raw.map((row) => row.map(printable));
   const widths =
     rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
   return rows
@@ -136,7 +138,7 @@ async function main(): Promise<number> {
       if (requestId) await store.approveRequest(requestId, record.id);
       if (json) {
         console.log(
-          JSON.stringify({
+          printableJson({
             key,
             id: record.id,
             account: record.account,
@@ -145,7 +147,9 @@ async function main(): Promise<number> {
           }),
         );
       } else {
-        console.log(`key for ${record.account} (id ${record.id}); shown only this once, store it now:`);
+        console.log(
+          `key for ${printable(record.account)} (id ${record.id}); shown only this once, store it now:`,
+        );
         console.log(`  ${key}`);
         if (requestId) console.log(`request ${requestId} is approved; send the key to its contact.`);
       }
@@ -153,7 +157,7 @@ async function main(): Promise<number> {
     }
     if (command === 'list') {
       const keys = await store.list();
-      if (json) console.log(JSON.stringify(keys.map(({ hash: _hash, ...visible }) => visible)));
+      if (json) console.log(printableJson(keys.map(({ hash: _hash, ...visible }) => visible)));
       else if (keys.length === 0)
         console.log('no keys yet; npm run keys -- create --account NAME issues one');
       else
@@ -174,7 +178,7 @@ async function main(): Promise<number> {
       return 0;
     }
     const requests = await store.listRequests();
-    if (json) console.log(JSON.stringify(requests));
+    if (json) console.log(printableJson(requests));
     else if (requests.length === 0) console.log('no key requests yet');
     else
       console.log(

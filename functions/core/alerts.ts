@@ -84,6 +84,8 @@ export interface AlertStore {
     firingId: string,
     expectedAttempts: number,
     delivery: AlertFiring['delivery'],
+    /** Where the firing was last seen in the alert's list (saves a read when it has not moved). */
+    indexHint?: number,
   ): Promise<boolean>;
 }
 
@@ -147,6 +149,8 @@ export interface AlertEvaluation {
 interface DeliveryJob {
   alert: Alert;
   firing: AlertFiring & { id: string };
+  /** The firing's place in the alert's list after this evaluation recorded its own firings. */
+  index: number;
   /** Index in `fired` of the firing's entry, when it fired in this evaluation. */
   firedIndex: number | null;
 }
@@ -177,19 +181,19 @@ export async function evaluateAlerts(deps: {
   if (alerts.length === 0) return { evaluated: 0, fired: [], deliveries: 0, pending: 0 };
   const { readings } = await deps.latest.all();
   const byLane = new Map(readings.map((r) => [`${r.portId}|${r.direction}|${r.mode}|${r.lane}`, r]));
-  const fired: AlertEvaluation['fired'] = [];
-  const jobs: DeliveryJob[] = [];
-  for (const alert of alerts) {
+  // Each alert: its retries that are due, then whether it fires now. Recorded `concurrency` at a time.
+  const perAlert = await mapLimit(alerts, policy.concurrency, async (alert) => {
     const nowMs = deps.clock.now();
     // Retries of earlier firings that are due now (oldest first).
-    for (const earlier of [...alert.firings].reverse()) {
+    const jobs: DeliveryJob[] = [];
+    for (const [index, earlier] of alert.firings.entries()) {
       const due = earlier.delivery.nextAttemptAt ? Date.parse(earlier.delivery.nextAttemptAt) <= nowMs : true;
       if (earlier.id && earlier.delivery.status === 'pending' && due && alert.webhookUrl) {
-        jobs.push({ alert, firing: earlier as DeliveryJob['firing'], firedIndex: null });
+        jobs.unshift({ alert, firing: earlier as DeliveryJob['firing'], index, firedIndex: null });
       }
     }
     const reading = byLane.get(`${alert.portId}|${alert.direction}|${alert.mode}|${alert.lane}`);
-    if (whyNotFiring(alert, reading, nowMs) !== null || !reading?.observedAt) continue;
+    if (whyNotFiring(alert, reading, nowMs) !== null || !reading?.observedAt) return { jobs, firing: null };
     const firing: AlertFiring & { id: string } = {
       id: newId(),
       firedAt: new Date(nowMs).toISOString(),
@@ -203,10 +207,20 @@ export async function evaluateAlerts(deps: {
     // conditional, so an overlapping evaluation or a deletion in flight wins.
     if (!(await deps.alerts.recordFiring(alert, firing))) {
       deps.log?.(`alert ${alert.id}: not fired (deleted, or this reading fired elsewhere)`);
-      continue;
+      return { jobs, firing: null };
     }
+    // The new firing goes first in the list: the earlier ones move one place down.
+    for (const job of jobs) job.index += 1;
+    return { jobs, firing };
+  });
+  const fired: AlertEvaluation['fired'] = [];
+  const jobs: DeliveryJob[] = [];
+  for (const [index, { jobs: carried, firing }] of perAlert.entries()) {
+    const alert = alerts[index] as Alert;
+    jobs.push(...carried);
+    if (!firing) continue;
     fired.push({ alertId: alert.id, owner: alert.owner, delivery: firing.delivery.status });
-    if (alert.webhookUrl) jobs.push({ alert, firing, firedIndex: fired.length - 1 });
+    if (alert.webhookUrl) jobs.push({ alert, firing, index: 0, firedIndex: fired.length - 1 });
     else deps.log?.(`alert ${alert.id} fired (${firing.delayMinutes} min): no webhook`);
   }
 
@@ -237,12 +251,14 @@ async function deliverUntilDeadline(
     const left = deadline - timer();
     if (left <= 0) return 'pending';
     // Claim the attempt first: a deleted alert, or one whose attempt another evaluation took, stops here.
-    const claimed = await deps.alerts.updateDelivery(alert.owner, alert.id, firing.id, attempts, {
-      status: 'pending',
-      attempts: attempts + 1,
-      error: 'delivery in progress',
-      nextAttemptAt: null,
-    });
+    const claimed = await deps.alerts.updateDelivery(
+      alert.owner,
+      alert.id,
+      firing.id,
+      attempts,
+      { status: 'pending', attempts: attempts + 1, error: 'delivery in progress', nextAttemptAt: null },
+      job.index,
+    );
     if (!claimed) return 'gone';
     attempts += 1;
     const result = await deps.delivery.attempt(alert, firing, left);
@@ -259,7 +275,9 @@ async function deliverUntilDeadline(
         error: result.error,
         nextAttemptAt: new Date(nowMs + wait).toISOString(),
       };
-      if (!(await deps.alerts.updateDelivery(alert.owner, alert.id, firing.id, attempts, delivery))) {
+      if (
+        !(await deps.alerts.updateDelivery(alert.owner, alert.id, firing.id, attempts, delivery, job.index))
+      ) {
         return 'gone';
       }
       // Retry within this evaluation when the wait and a useful attempt fit before the deadline.
@@ -269,7 +287,7 @@ async function deliverUntilDeadline(
       }
       return 'pending';
     }
-    await deps.alerts.updateDelivery(alert.owner, alert.id, firing.id, attempts, delivery);
+    await deps.alerts.updateDelivery(alert.owner, alert.id, firing.id, attempts, delivery, job.index);
     return delivery.status;
   }
 }

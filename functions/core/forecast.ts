@@ -9,12 +9,12 @@
  * 2. Otherwise: the port-local hour-of-week median of T, plus today's anomaly (recent readings minus their own hour's median)
  *    decaying with the lead time (time constant {@link ANOMALY_DECAY_MINUTES}), plus a damped
  *    trend of that anomaly. Never below 0. On a public holiday of the port's countries
- *    (`date-holidays`: US and MX, or US and CA) the hour's median is a blend of Sunday's and the
+ *    (`date-holidays`' public days, tabled by `npm run holidays`: US and MX, or US and CA) the hour's median is a blend of Sunday's and the
  *    weekday's, weighed by which fitted the holiday's readings so far (half each before any).
  * Intervals: empirical 10th and 90th percentiles of the method's own past relative errors on the
  * lane and horizon ({@link intervalFor}).
  */
-import Holidays from 'date-holidays';
+import { publicHolidayOn } from './holidays.ts';
 import type { Border, Direction, HourlyAverage, Lane, Mode } from './model.ts';
 import { utcToZoned } from './time.ts';
 
@@ -104,28 +104,16 @@ export const HOLIDAY_COUNTRIES: Readonly<Record<Border, readonly string[]>> = {
   ca: ['US', 'CA'],
 };
 
-const holidayCache = new Map<string, Map<string, string>>();
-
-/** Public holidays (`date-holidays`, type `public`) of a country and year: local date -> name. */
-function holidaysOf(country: string, year: number): Map<string, string> {
-  const key = `${country}|${year}`;
-  let days = holidayCache.get(key);
-  if (!days) {
-    days = new Map();
-    for (const holiday of new Holidays(country, { types: ['public'] }).getHolidays(year)) {
-      const date = holiday.date.slice(0, 10);
-      if (!days.has(date)) days.set(date, `${holiday.name} (${country})`);
-    }
-    holidayCache.set(key, days);
-  }
-  return days;
-}
-
-/** The public holiday on a port-local date in any country of the border, or null. */
+/**
+ * The public holiday on a port-local date in any country of the border, or null. From the table
+ * `npm run holidays` writes from `date-holidays` (type `public`; see holidays.ts).
+ */
 export function holidayOn(localDate: string, border: Border): string | null {
-  const year = Number(localDate.slice(0, 4));
   const names = HOLIDAY_COUNTRIES[border]
-    .map((country) => holidaysOf(country, year).get(localDate))
+    .map((country) => {
+      const name = publicHolidayOn(country, localDate);
+      return name === undefined ? undefined : `${name} (${country})`;
+    })
     .filter((name): name is string => name !== undefined);
   return names.length === 0 ? null : names.join(', ');
 }

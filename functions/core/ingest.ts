@@ -20,6 +20,7 @@ import { DomainError, FeedRefusedError } from './errors.ts';
 import { feedEvent, mergeEvents, portEvents } from './events.ts';
 import { detectFormat, parseFeed } from './feeds/index.ts';
 import { type ForecastStore, runForecastCycle } from './forecast-cycle.ts';
+import { buildForecastDocuments, portForecastBody } from './forecast-views.ts';
 import type {
   FeedHealth,
   LatestPortState,
@@ -390,6 +391,14 @@ export async function publish(deps: IngestDeps, averagesFor: ReadonlySet<string>
       : buildAverageDocuments(port, await deps.rollups.averages(port.id)),
   );
   documents.push(...averages.flat());
+  // A port gets its forecast document (no lanes until the forecast step issues one) before any
+  // index lists it.
+  const forecasts = await mapLimit(ports, 4, async (port) =>
+    (await deps.documents.exists(DOCUMENT_KEYS.forecast(port.id)))
+      ? []
+      : buildForecastDocuments(port, portForecastBody(port.id, null, {}), new Date(nowMs).toISOString()),
+  );
+  documents.push(...forecasts.flat());
   documents.push(...(await eventDocuments(deps, health, nowMs, ports)));
   // Leaves before indexes: every per-port document is out before any document that lists the port.
   const write = (batch: readonly BuiltDocument[]) =>

@@ -5,20 +5,85 @@
 import * as z from 'zod';
 import { randomBase62 } from './keys.ts';
 
+/**
+ * Characters that steer a terminal or reorder text rather than show: C0 controls, DEL, C1
+ * controls (ESC sequences can clear an operator's screen or retitle the window), and the Unicode
+ * bidirectional marks, overrides and isolates (which make a line read differently than it is).
+ */
+function isControl(codePoint: number, allowBreaks: boolean): boolean {
+  if (allowBreaks && (codePoint === 0x09 || codePoint === 0x0a || codePoint === 0x0d)) return false;
+  return (
+    codePoint <= 0x1f ||
+    (codePoint >= 0x7f && codePoint <= 0x9f) ||
+    codePoint === 0x061c ||
+    codePoint === 0x200e ||
+    codePoint === 0x200f ||
+    (codePoint >= 0x202a && codePoint <= 0x202e) ||
+    (codePoint >= 0x2066 && codePoint <= 0x2069)
+  );
+}
+
+/** Whether `text` holds a control character (`allowBreaks`: tab and line breaks are fine). */
+export function hasControlCharacters(text: string, allowBreaks = false): boolean {
+  for (const c of text) if (isControl(c.codePointAt(0) ?? 0, allowBreaks)) return true;
+  return false;
+}
+
+const NO_CONTROLS = 'must not contain control characters';
+
+/**
+ * `text` with every control character written as a `\u` escape, for printing stored values to a
+ * terminal (values stored before they were refused, or from another writer).
+ */
+export function printable(text: string): string {
+  let out = '';
+  for (const c of text) {
+    const codePoint = c.codePointAt(0) ?? 0;
+    out += isControl(codePoint, false) ? `\\u${codePoint.toString(16).padStart(4, '0')}` : c;
+  }
+  return out;
+}
+
+/** JSON whose strings carry no raw control character (JSON.stringify leaves C1 and bidi ones). */
+export function printableJson(value: unknown): string {
+  return printable(JSON.stringify(value));
+}
+
 /** Account names: what `keys create --account` and key approvals accept. */
 export const AccountSchema = z
   .string()
   .trim()
   .min(1, 'is required')
   .max(120, 'is at most 120 characters')
-  .regex(/^[^\s].*$/, 'must not start with a space');
+  .regex(/^[^\s].*$/, 'must not start with a space')
+  .refine((value) => !hasControlCharacters(value), NO_CONTROLS);
 
 /** What the request-a-key form sends (JSON or form-encoded); `website` is the honeypot. */
 export const KeyRequestInputSchema = z.object({
-  name: z.string().trim().min(1, 'is required').max(200, 'is at most 200 characters'),
-  email: z.string().trim().max(320, 'is at most 320 characters').pipe(z.email('must be an email address')),
-  organisation: z.string().trim().min(1, 'is required').max(200, 'is at most 200 characters'),
-  use: z.string().trim().min(10, 'must be at least 10 characters').max(2000, 'is at most 2000 characters'),
+  name: z
+    .string()
+    .trim()
+    .min(1, 'is required')
+    .max(200, 'is at most 200 characters')
+    .refine((value) => !hasControlCharacters(value), NO_CONTROLS),
+  email: z
+    .string()
+    .trim()
+    .max(320, 'is at most 320 characters')
+    .refine((value) => !hasControlCharacters(value), NO_CONTROLS)
+    .pipe(z.email('must be an email address')),
+  organisation: z
+    .string()
+    .trim()
+    .min(1, 'is required')
+    .max(200, 'is at most 200 characters')
+    .refine((value) => !hasControlCharacters(value), NO_CONTROLS),
+  use: z
+    .string()
+    .trim()
+    .min(10, 'must be at least 10 characters')
+    .max(2000, 'is at most 2000 characters')
+    .refine((value) => !hasControlCharacters(value, true), NO_CONTROLS),
   website: z.string().max(500).optional().describe('Leave empty (a field humans do not see)'),
 });
 

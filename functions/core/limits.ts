@@ -17,10 +17,11 @@ export interface LimitPolicy {
 /** Counts requests; owned by the core, implemented in adapters/dynamo/limits.ts. */
 export interface LimitStore {
   /**
-   * Adds one to the counter `subject` in the window starting at `windowStartSeconds` and returns
-   * the count after the increment. Atomic: concurrent calls each see a distinct count.
+   * Adds `amount` (one request, or every message of an MCP batch) to the counter `subject` in the
+   * window starting at `windowStartSeconds` and returns the count after the increment. Atomic:
+   * concurrent calls each see a distinct count.
    */
-  hit(subject: string, windowStartSeconds: number, expiresAtSeconds: number): Promise<number>;
+  hit(subject: string, windowStartSeconds: number, expiresAtSeconds: number, amount: number): Promise<number>;
 }
 
 export interface LimitDecision {
@@ -44,16 +45,22 @@ export function secondsToReset(nowMs: number, windowSeconds: number): number {
   return Math.max(1, Math.ceil((end - nowMs) / 1000));
 }
 
-/** Counts one request of `subject` under `policy` at `nowMs`. */
+/**
+ * Counts `amount` requests of `subject` under `policy` at `nowMs` (an MCP batch counts each of its
+ * messages): admitted only when all of them fit in the quota.
+ */
 export async function consume(
   store: LimitStore,
   policy: LimitPolicy,
   subject: string,
   nowMs: number,
+  amount = 1,
 ): Promise<LimitDecision> {
+  if (!Number.isInteger(amount) || amount < 1)
+    throw new RangeError(`amount must be a positive integer, got ${amount}`);
   const start = windowStart(nowMs, policy.windowSeconds);
   // Kept one window past its end, then DynamoDB's TTL may drop it.
-  const count = await store.hit(subject, start, start + 2 * policy.windowSeconds);
+  const count = await store.hit(subject, start, start + 2 * policy.windowSeconds, amount);
   return {
     admitted: count <= policy.quota,
     policy,

@@ -46,7 +46,7 @@ export interface Tally {
   /** Actuals inside [low, high]. */
   cov: number;
   n: number;
-  /** Relative-error bins (see `relativeBin`). */
+  /** Relative-error bins (see `relativeBin`); empty for the published series. */
   hist: ErrorHistogram;
 }
 
@@ -154,6 +154,8 @@ function score(
   tally.err += error;
   tally.cov += actual >= low && actual <= high ? 1 : 0;
   tally.n += 1;
+  // The published series repeats one of the others: its errors shape no interval.
+  if (series === 'champion') return;
   const bin = String(relativeBin(actual, forecast));
   tally.hist[bin] = (tally.hist[bin] ?? 0) + 1;
 }

@@ -256,9 +256,16 @@ export function buildSnapshotDocuments(input: ViewInput): BuiltDocument[] {
   return docs;
 }
 
-/** Feed health as the public sees it (no validators). */
+/** Feed health as the public sees it (no validators, no pending work, no write version). */
 function publicHealth(health: FeedHealth) {
-  const { etag: _etag, lastModified: _lastModified, pendingPublish: _p, pendingEvents: _e, ...rest } = health;
+  const {
+    etag: _etag,
+    lastModified: _lastModified,
+    pendingPublish: _p,
+    pendingEvents: _e,
+    version: _version,
+    ...rest
+  } = health;
   return rest;
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { createAlertQuota } from '../adapters/dynamo/alert-quota.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLimitStore } from '../adapters/dynamo/limits.ts';
 import { createTelemetry } from '../adapters/powertools/telemetry.ts';
@@ -50,6 +51,7 @@ export function createMcpWebApp(
       readApi: createReadApi({ documents: stores.documents, observations: stores.observations, clock }),
       clock,
       alerts: createAlertStore(stores.dynamo, settings.tables.alerts),
+      alertQuota: createAlertQuota(stores.dynamo, settings.tables.limits),
       exports: createExportStore(stores.s3, settings.buckets.data),
       settings: {
         upgradeUrl: config.MCP_UPGRADE_URL,

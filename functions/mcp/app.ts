@@ -12,7 +12,14 @@ import {
   type OAuthTokenVerifier,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { consume, type LimitPolicy, type LimitStore, limitHeaders } from '../core/limits.ts';
+import {
+  consume,
+  type LimitDecision,
+  type LimitPolicy,
+  type LimitStore,
+  limitHeaders,
+  policyHeader,
+} from '../core/limits.ts';
 import type { Clock } from '../core/stores.ts';
 import { type AuthSettings, authGate, protectedResourceMetadata } from './auth.ts';
 import { createMcpServer } from './create-mcp-server.ts';
@@ -37,10 +44,17 @@ export interface McpCallContext {
   clientIp?: string;
 }
 
-const isToolCall = (body: unknown) =>
-  (Array.isArray(body) ? body : [body]).some(
-    (m) => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call',
-  );
+/**
+ * How many calls a body counts for against the limit: every message of a batch (the older-protocol
+ * transport runs up to 100 of them at once, so counting the HTTP request would let one request do
+ * the work of a hundred), and a single message when it is a `tools/call`.
+ */
+export function countedCalls(body: unknown): number {
+  if (Array.isArray(body)) return body.length;
+  return body !== null && typeof body === 'object' && (body as { method?: unknown }).method === 'tools/call'
+    ? 1
+    : 0;
+}
 
 /** The same response with extra headers. */
 function withHeaders(response: Response, headers: Record<string, string>): Response {
@@ -145,18 +159,28 @@ export function createMcpApp(
     const gate = await authGate(request, body, options.verifier, options.auth);
     if (gate instanceof Response) return gate;
     let rateHeaders: Record<string, string> = {};
-    if (options.limits && isToolCall(body)) {
+    const calls = countedCalls(body);
+    if (options.limits && calls > 0) {
       const { store, perIp, perUser, clock } = options.limits;
       const sub = gate.authInfo?.extra?.sub;
-      const decision = sub
-        ? await consume(store, perUser, `MCPUSER#${String(sub)}`, clock.now())
-        : await consume(store, perIp, `MCPIP#${context.clientIp ?? 'unknown'}`, clock.now());
-      rateHeaders = limitHeaders(decision);
-      if (!decision.admitted) {
+      const [policy, subject] = sub
+        ? [perUser, `MCPUSER#${String(sub)}`]
+        : [perIp, `MCPIP#${context.clientIp ?? 'unknown'}`];
+      let decision: LimitDecision | null = null;
+      try {
+        decision = await consume(store, policy, subject, clock.now(), calls);
+      } catch (error: unknown) {
+        // Fail open, as the API does: an unreachable counter store must not take the tools down.
+        // No counter was consulted, so the answer carries the policy but no RateLimit field.
+        log(`mcp: limiter failed: ${error instanceof Error ? error.message : String(error)}`);
+        rateHeaders = { 'ratelimit-policy': policyHeader(policy) };
+      }
+      if (decision) rateHeaders = limitHeaders(decision);
+      if (decision && !decision.admitted) {
         return jsonRpcError(
           429,
           -32000,
-          `Too many tool calls: ${decision.policy.quota} per ${decision.policy.windowSeconds} s; retry after ${decision.resetSeconds} s.`,
+          `Too many tool calls: ${decision.policy.quota} per ${decision.policy.windowSeconds} s${calls > 1 ? ` (this batch counts ${calls})` : ''}; retry after ${decision.resetSeconds} s.`,
           rateHeaders,
         );
       }

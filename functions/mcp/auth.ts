@@ -149,10 +149,14 @@ export function tierOf(auth: AuthInfo | undefined): Tier | null {
   return typeof tier === 'string' && tier in TIERS ? (tier as Tier) : null;
 }
 
-/** Whether the user's plan includes `scope` (without a tier claim, the token's scopes decide). */
+/**
+ * Whether the user's plan includes `scope`. A token that states no known plan is entitled to no
+ * paid tool, whatever scopes it carries: scopes say what a client may ask for, the tier what the
+ * user has paid for, and an IdP that forgets the claim must not open the paid tiers.
+ */
 export function planIncludes(auth: AuthInfo, scope: Scope): boolean {
   const tier = tierOf(auth);
-  return tier === null ? true : (TIERS[tier] as readonly Scope[]).includes(scope);
+  return tier !== null && (TIERS[tier] as readonly Scope[]).includes(scope);
 }
 
 /** The gate: a ready challenge `Response`, or the request's `authInfo` (undefined: anonymous). */

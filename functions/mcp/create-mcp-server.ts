@@ -4,6 +4,7 @@
  * what they need and the gate in front answers 401/403 when they are called.
  */
 import { McpServer } from '@modelcontextprotocol/server';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import type { ToolDeps } from './tool-kit.ts';
 import { registerBestTimeToCross } from './tools/best-time-to-cross.ts';
 import { registerCompareCrossings } from './tools/compare-crossings.ts';
@@ -38,6 +39,10 @@ export function createMcpServer(deps: ToolDeps): McpServer {
     // listChanged false: a 2026 client would otherwise open subscriptions/listen, a stream that
     // never ends and would hold a buffered Lambda until its timeout.
     capabilities: { tools: { listChanged: false } },
+    // The SDK validates elicitation answers with JSON Schema; the service elicits nothing. This
+    // validator is the SDK's lighter one, and the same one whether run locally or bundled (where
+    // BUNDLE_ALIASES keeps the unused Ajv default of the SDK's Node build out: 150 KB).
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     cacheHints: {
       'tools/list': { ttlMs: 600_000, cacheScope: 'public' },
       'server/discover': { ttlMs: 600_000, cacheScope: 'public' },

@@ -5,6 +5,7 @@
 
 import type { AuthInfo, CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import type { AlertQuota } from '../core/alert-quota.ts';
 import type { AlertStore } from '../core/alerts.ts';
 import { PORTS } from '../core/catalogue.ts';
 import { InvalidQueryError, NotFoundError } from '../core/errors.ts';
@@ -19,6 +20,8 @@ export interface ToolDeps {
   readApi: ReadApi;
   clock: Clock;
   alerts: AlertStore;
+  /** The per-user alert cap, counted atomically. */
+  alertQuota: AlertQuota;
   exports: ExportStore;
   settings: {
     upgradeUrl: string;
@@ -182,4 +185,63 @@ export async function loadAverages(readApi: ReadApi, portId: string): Promise<Ho
 export async function loadForecast(readApi: ReadApi, portId: string): Promise<PortForecastBody> {
   const result = await readApi.forecast({ port_id: portId });
   return (result.kind === 'document' ? JSON.parse(result.document.body) : result.body) as PortForecastBody;
+}
+
+/** The JSON type a top-level argument expects, seen through optional, default, nullable and pipes. */
+function expectedType(field: z.ZodType): 'string' | 'number' | 'string[]' | 'number[]' | null {
+  let def = field._zod.def as { type: string; innerType?: z.ZodType; in?: z.ZodType; element?: z.ZodType };
+  for (let depth = 0; depth < 10; depth += 1) {
+    if (def.type === 'string' || def.type === 'number') return def.type;
+    if (def.type === 'array' && def.element) {
+      const element = expectedType(def.element);
+      return element === 'string' || element === 'number' ? `${element}[]` : null;
+    }
+    const next = def.innerType ?? (def.type === 'pipe' ? def.in : undefined);
+    if (!next) return null;
+    def = next._zod.def as typeof def;
+  }
+  return null;
+}
+
+const NUMERIC = /^\s*-?\d+(\.\d+)?\s*$/;
+
+function coerced(value: unknown, expected: 'string' | 'number'): unknown {
+  if (expected === 'string' && typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (expected === 'number' && typeof value === 'string' && NUMERIC.test(value)) return Number(value);
+  return value;
+}
+
+/**
+ * Tool arguments as assistants send them, in the spelling the schema wants: a numeric-looking id
+ * sent as a number (`"port_id": 250401`, what the MCP Inspector CLI and many assistants send)
+ * becomes the string `"250401"`, and a number sent as a string (`"hours": "24"`) the number 24,
+ * arrays element by element. Anything else is left for the schema to accept or refuse.
+ */
+export function coerceArguments(schema: z.ZodObject, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [key, field] of Object.entries(schema.shape)) {
+    if (!(key in out)) continue;
+    const expected = expectedType(field as z.ZodType);
+    if (expected === 'string' || expected === 'number') out[key] = coerced(out[key], expected);
+    else if (expected && Array.isArray(out[key])) {
+      const element = expected === 'string[]' ? 'string' : 'number';
+      out[key] = (out[key] as unknown[]).map((item) => coerced(item, element));
+    }
+  }
+  return out;
+}
+
+/**
+ * A tool's input schema, liberal in what it accepts (see `coerceArguments`): the arguments are
+ * respelled before the schema validates them. The advertised JSON Schema and the error messages
+ * stay the schema's own. Every tool registers its input through this.
+ */
+export function liberal<S extends z.ZodObject>(schema: S): S {
+  const standard = schema['~standard'];
+  const wrapped = Object.create(schema) as S;
+  Object.defineProperty(wrapped, '~standard', {
+    value: { ...standard, validate: (value: unknown) => standard.validate(coerceArguments(schema, value)) },
+  });
+  return wrapped;
 }

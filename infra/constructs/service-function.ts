@@ -27,6 +27,15 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BUNDLE_BANNER =
   "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
 
+/**
+ * Module substitutions in every bundle (esbuild `alias`; the replacement is relative to the project
+ * root). The MCP SDK's Node shim would bring Ajv as a default validator the mcp function never
+ * constructs (functions/mcp/sdk-shims.ts says why).
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+  '@modelcontextprotocol/server/_shims': './functions/mcp/sdk-shims.ts',
+};
+
 export interface ServiceFunctionProps {
   readonly spec: Pick<
     FunctionSpec,
@@ -78,6 +87,9 @@ export class ServiceFunction extends Construct {
         externalModules: ['@aws-sdk/*'],
         minify: true,
         sourceMap: true,
+        esbuildArgs: Object.fromEntries(
+          Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to]),
+        ),
       },
     });
   }

@@ -91,7 +91,10 @@ function handler(event) {
   if (uri === '/api/v1/ports' && staticMethod) {
     var border = param(request, 'border');
     if (border === undefined) return toStatic(request, 'v1/ports/all.json');
-    if (!BORDERS[border]) {
+    // Own properties only: `?border=constructor` must not find Object.prototype's. (Object.hasOwn
+    // is ES2022; this runtime is ES5.1 with additions.)
+    // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn may not exist in cloudfront-js-2.0
+    if (!Object.prototype.hasOwnProperty.call(BORDERS, border)) {
       return badParameter('border must be "mx" or "ca", got "' + border.slice(0, 40) + '"', uri);
     }
     return toStatic(request, 'v1/ports/' + BORDERS[border] + '.json');

@@ -21,12 +21,12 @@ export function createMemoryLimitStore(): LimitStore {
   const counts = new Map<string, number>();
   let window = 0;
   return {
-    async hit(subject, windowStartSeconds) {
+    async hit(subject, windowStartSeconds, _expiresAtSeconds, amount) {
       if (windowStartSeconds !== window) {
         counts.clear();
         window = windowStartSeconds;
       }
-      const count = (counts.get(subject) ?? 0) + 1;
+      const count = (counts.get(subject) ?? 0) + amount;
       counts.set(subject, count);
       return count;
     },

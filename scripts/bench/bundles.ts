@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { BUNDLE_BANNER, PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
+import { BUNDLE_ALIASES, BUNDLE_BANNER, PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
 import { FUNCTIONS } from '../../infra/manifest.ts';
 import { median } from './_stats.ts';
 
@@ -38,6 +38,8 @@ try {
       sourcemap: true,
       external: ['@aws-sdk/*'],
       banner: { js: BUNDLE_BANNER },
+      alias: { ...BUNDLE_ALIASES },
+      absWorkingDir: PROJECT_ROOT,
       logLevel: 'error',
     });
     const size = statSync(outfile).size;

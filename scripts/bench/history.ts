@@ -1,30 +1,43 @@
 /**
- * `npm run bench -- history`: what an ingest cycle's rollup work costs with 1, 7, 14 and 60 days of
- * history for all ports (it should follow the new data, not the history), and a 336-hour
- * `wait-observations` read for a busy port (median and p99), on the embedded stores.
+ * `npm run bench -- history [days,...] [legacy,packed]`: what an ingest cycle's rollup and averages
+ * work costs with 7, 14 and 60 days of history for all ports (it should follow the new data, not
+ * the history), the DynamoDB read and write capacity units per cycle (`ReturnConsumedCapacity`),
+ * and the 336-hour `wait-observations` read at the busiest port (every page: rows stored and
+ * returned, median and p99 time, capacity units), for the legacy layout (one item per reading, one
+ * rollup item per lane and hour of week) and the packed one, on the embedded stores.
  *
  * Each level starts from empty stores seeded with that much history from the feed simulator's model
- * (hourly readings of every catalogue port: raw observations for the last 14 days at most, as TTL
- * leaves them, and rollups for every day), then runs ingest cycles over the following simulated
- * hours with timers around the store calls.
+ * (hourly readings of every catalogue port, every 5 minutes at the busiest: raw observations for
+ * the last 14 days at most, as TTL leaves them, and rollups for every day), then runs ingest cycles
+ * over the following simulated hours with timers around the store calls.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createLegacyObservationStore } from '../../functions/adapters/dynamo/legacy-observations.ts';
+import {
+  createLegacyRollupStore,
+  loadLegacyRollups,
+} from '../../functions/adapters/dynamo/legacy-rollups.ts';
+import { loadObservations } from '../../functions/adapters/dynamo/observations.ts';
 import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
 import { createHttpFeedSource } from '../../functions/adapters/http-feed/source.ts';
 import { PORTS } from '../../functions/core/catalogue.ts';
 import { runIngestCycle } from '../../functions/core/ingest.ts';
 import type { Observation } from '../../functions/core/model.ts';
+import { MAX_OBSERVATIONS } from '../../functions/core/queries.ts';
 import { createReadApi } from '../../functions/core/read-api.ts';
 import { contributionsOfDay, localBucketOf, type RollupContribution } from '../../functions/core/rollups.ts';
 import { startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { isAutomated, observationsSeen } from '../../infra/local/simulator/model.ts';
 import { startSimulator } from '../../infra/local/simulator/server.ts';
 import { RETENTION_HOURS, TABLES } from '../../infra/manifest.ts';
+import { meterCapacity } from './_capacity.ts';
 import { median, percentile, timeRuns } from './_stats.ts';
 
-const LEVELS = (process.argv[2] ?? '1,7,14,60').split(',').map(Number);
+const LEVELS = (process.argv[2] ?? '7,14,60').split(',').map(Number);
+const LAYOUTS = (process.argv[3] ?? 'legacy,packed').split(',') as Layout[];
+type Layout = 'legacy' | 'packed';
 const CYCLES = 6;
 const QUERIES = 40;
 const HOUR = 3_600_000;
@@ -60,30 +73,57 @@ function rollupsOf(observations: readonly Observation[]): RollupContribution[] {
 }
 
 interface Figures {
+  layout: Layout;
   days: number;
   seedSeconds: number;
   rollupMs: number;
   averagesMs: number;
   cycleMs: number;
+  cycleRcu: number;
+  cycleWcu: number;
   newObservations: number;
   queryMedianMs: number;
   queryP99Ms: number;
-  queryCount: number;
+  queryStored: number;
+  queryReturned: number;
+  queryRcu: number;
 }
 
-async function level(days: number): Promise<Figures> {
+async function level(days: number, layout: Layout): Promise<Figures> {
   let nowMs = START;
   const clock = { now: () => nowMs };
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-history-'));
   const simulator = await startSimulator({ clock });
   const embedded = await startEmbeddedStores(dataDir, clock);
   try {
-    const { stores } = embedded;
+    // The forecast step has its own bench (bench -- forecast): these figures are the history's.
+    const { forecasts: _forecasts, ...stores } = embedded.stores;
+    const capacity = meterCapacity(stores.dynamo);
+    const legacyObservations = createLegacyObservationStore(
+      stores.dynamo,
+      TABLES.observations.name,
+      clock.now,
+    );
+    const base =
+      layout === 'legacy'
+        ? {
+            ...stores,
+            // The legacy store has no pages: the ingest never asks for them, the read below neither.
+            observations: legacyObservations as typeof stores.observations,
+            rollups: createLegacyRollupStore(stores.dynamo, TABLES.rollups.name, clock.now),
+          }
+        : stores;
     const seedStarted = performance.now();
     const all = history(days, START);
     const rawFrom = START - RETENTION_HOURS * HOUR;
-    await stores.observations.putMany(all.filter((o) => Date.parse(o.observedAt) >= rawFrom));
-    await loadRollups(stores.dynamo, TABLES.rollups.name, rollupsOf(all));
+    const raw = all.filter((o) => Date.parse(o.observedAt) >= rawFrom);
+    if (layout === 'legacy') {
+      await legacyObservations.putMany(raw);
+      await loadLegacyRollups(stores.dynamo, TABLES.rollups.name, rollupsOf(all));
+    } else {
+      await loadObservations(stores.dynamo, TABLES.observations.name, raw);
+      await loadRollups(stores.dynamo, TABLES.rollups.name, rollupsOf(all));
+    }
     const seedSeconds = (performance.now() - seedStarted) / 1000;
 
     const timers = { rollup: 0, averages: 0 };
@@ -98,11 +138,11 @@ async function level(days: number): Promise<Figures> {
         }
       };
     const deps = {
-      ...stores,
-      observations: { ...stores.observations, query: timed(stores.observations.query, 'rollup') },
+      ...base,
+      observations: { ...base.observations, query: timed(base.observations.query, 'rollup') },
       rollups: {
-        putContributions: timed(stores.rollups.putContributions, 'rollup'),
-        averages: timed(stores.rollups.averages, 'averages'),
+        putContributions: timed(base.rollups.putContributions, 'rollup'),
+        averages: timed(base.rollups.averages, 'averages'),
       },
       sources: [
         createHttpFeedSource({ source: 'cbp', url: simulator.cbpXmlUrl }),
@@ -115,36 +155,70 @@ async function level(days: number): Promise<Figures> {
     const rollup: number[] = [];
     const averages: number[] = [];
     const cycles: number[] = [];
+    const rcu: number[] = [];
+    const wcu: number[] = [];
     let newObservations = 0;
     for (let i = 1; i <= CYCLES; i++) {
       nowMs = START + i * HOUR;
       simulator.setClock(nowMs);
       timers.rollup = 0;
       timers.averages = 0;
+      capacity.reset();
       const started = performance.now();
       const outcomes = await runIngestCycle(deps);
       cycles.push(performance.now() - started);
+      rcu.push(capacity.read);
+      wcu.push(capacity.write);
       rollup.push(timers.rollup);
       averages.push(timers.averages);
       newObservations += outcomes.reduce((sum, o) => sum + o.newObservations, 0);
     }
 
+    // The 336-hour read at the busiest port: the legacy API read the newest 10,000 (one more to know
+    // whether some were left off); the packed one reads every page.
+    const toMs = nowMs;
+    const queryStored = (await legacyOrPackedAll(base.observations, toMs)).length;
     const readApi = createReadApi({ documents: stores.documents, observations: stores.observations, clock });
-    let queryCount = 0;
-    const queries = await timeRuns(async () => {
-      const result = await readApi.observations({ port_id: BUSY_PORT, hours: 336 });
-      queryCount = result.body.count;
-    }, QUERIES);
+    let queryReturned = 0;
+    const read = async () => {
+      if (layout === 'legacy') {
+        const found = await legacyObservations.query(
+          BUSY_PORT,
+          toMs - RETENTION_HOURS * HOUR,
+          toMs,
+          {},
+          MAX_OBSERVATIONS + 1,
+        );
+        return Math.min(found.length, MAX_OBSERVATIONS);
+      }
+      let count = 0;
+      let cursor: string | undefined;
+      do {
+        const page = await readApi.observations({ port_id: BUSY_PORT, hours: RETENTION_HOURS, cursor });
+        count += page.body.count;
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+      return count;
+    };
+    capacity.reset();
+    queryReturned = await read();
+    const queryRcu = capacity.read;
+    const queries = await timeRuns(read, QUERIES);
     return {
+      layout,
       days,
       seedSeconds,
       rollupMs: median(rollup),
       averagesMs: median(averages),
       cycleMs: median(cycles),
+      cycleRcu: median(rcu),
+      cycleWcu: median(wcu),
       newObservations: Math.round(newObservations / CYCLES),
       queryMedianMs: median(queries),
       queryP99Ms: percentile(queries, 99),
-      queryCount,
+      queryStored,
+      queryReturned,
+      queryRcu,
     };
   } finally {
     await simulator.stop();
@@ -153,30 +227,54 @@ async function level(days: number): Promise<Figures> {
   }
 }
 
+/** Every stored observation of the busiest port's 336-hour window, whatever the layout. */
+function legacyOrPackedAll(
+  store: { query(portId: string, fromMs: number, toMs: number): Promise<Observation[]> },
+  toMs: number,
+): Promise<Observation[]> {
+  return store.query(BUSY_PORT, toMs - RETENTION_HOURS * HOUR, toMs);
+}
+
 console.log(
   `history benchmark: ${PORTS.length} ports, ${CYCLES} ingest cycles per level (median), ` +
-    `wait-observations?port_id=${BUSY_PORT}&hours=336 x${QUERIES}`,
+    `wait-observations?port_id=${BUSY_PORT}&hours=336 (every page) x${QUERIES}`,
 );
 console.log(
-  'days  seed(s)  new obs/cycle  rollup ms  averages ms  cycle ms  | 336h query: rows  median ms  p99 ms',
+  'layout  days  seed(s)  new obs  rollup ms  averages ms  cycle ms  RCU/cycle  WCU/cycle | 336h query: stored  returned  median ms  p99 ms  RCU',
 );
 const results: Figures[] = [];
-for (const days of LEVELS) {
-  const f = await level(days);
-  results.push(f);
-  console.log(
-    `${String(f.days).padStart(4)}  ${f.seedSeconds.toFixed(1).padStart(7)}  ${String(f.newObservations).padStart(13)}  ` +
-      `${f.rollupMs.toFixed(0).padStart(9)}  ${f.averagesMs.toFixed(0).padStart(11)}  ${f.cycleMs.toFixed(0).padStart(8)}  | ` +
-      `${String(f.queryCount).padStart(17)}  ${f.queryMedianMs.toFixed(0).padStart(9)}  ${f.queryP99Ms.toFixed(0).padStart(6)}`,
-  );
-}
-// Below a week some hour x weekday buckets are still empty; from 7 days on, every bucket exists.
-const base = results.find((f) => f.days === 7) ?? results[0];
-if (base) {
-  for (const f of results.filter((r) => r.days > base.days)) {
+for (const layout of LAYOUTS) {
+  for (const days of LEVELS) {
+    const f = await level(days, layout);
+    results.push(f);
     console.log(
-      `${f.days} days vs ${base.days}: rollup x${(f.rollupMs / base.rollupMs).toFixed(2)}, ` +
-        `averages read x${(f.averagesMs / base.averagesMs).toFixed(2)}, cycle x${(f.cycleMs / base.cycleMs).toFixed(2)} (flat is ~1)`,
+      `${f.layout.padEnd(6)}  ${String(f.days).padStart(4)}  ${f.seedSeconds.toFixed(1).padStart(7)}  ${String(f.newObservations).padStart(7)}  ` +
+        `${f.rollupMs.toFixed(0).padStart(9)}  ${f.averagesMs.toFixed(0).padStart(11)}  ${f.cycleMs.toFixed(0).padStart(8)}  ` +
+        `${f.cycleRcu.toFixed(1).padStart(9)}  ${f.cycleWcu.toFixed(1).padStart(9)} | ` +
+        `${String(f.queryStored).padStart(18)}  ${String(f.queryReturned).padStart(8)}  ${f.queryMedianMs.toFixed(1).padStart(9)}  ` +
+        `${f.queryP99Ms.toFixed(1).padStart(6)}  ${f.queryRcu.toFixed(1).padStart(5)}`,
+    );
+  }
+}
+for (const layout of LAYOUTS) {
+  const mine = results.filter((f) => f.layout === layout);
+  const base = mine.find((f) => f.days === 7) ?? mine[0];
+  if (!base) continue;
+  for (const f of mine.filter((r) => r.days > base.days)) {
+    console.log(
+      `${layout} ${f.days} days vs ${base.days}: rollup x${(f.rollupMs / base.rollupMs).toFixed(2)}, ` +
+        `averages x${(f.averagesMs / base.averagesMs).toFixed(2)}, cycle x${(f.cycleMs / base.cycleMs).toFixed(2)}, ` +
+        `query x${(f.queryMedianMs / base.queryMedianMs).toFixed(2)} (flat is ~1)`,
+    );
+  }
+}
+for (const days of LEVELS) {
+  const legacy = results.find((f) => f.layout === 'legacy' && f.days === days);
+  const packed = results.find((f) => f.layout === 'packed' && f.days === days);
+  if (legacy && packed) {
+    console.log(
+      `${days} days, legacy / packed: RCU per cycle x${(legacy.cycleRcu / packed.cycleRcu).toFixed(1)}, ` +
+        `WCU per cycle x${(legacy.cycleWcu / packed.cycleWcu).toFixed(1)}, RCU per 336 h query x${(legacy.queryRcu / packed.queryRcu).toFixed(1)}`,
     );
   }
 }

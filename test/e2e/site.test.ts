@@ -7,13 +7,19 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
+import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
 import { createS3Client } from '../../functions/adapters/s3/documents.ts';
+import { PORTS } from '../../functions/core/catalogue.ts';
+import type { Observation, Port } from '../../functions/core/model.ts';
+import { contributionsOfDay, localBucketOf } from '../../functions/core/rollups.ts';
 import type { Current, LaneWait, PublishedPort } from '../../functions/core/views.ts';
-import { BUCKETS } from '../../infra/manifest.ts';
+import { observationsSeen } from '../../infra/local/simulator/model.ts';
+import { BUCKETS, TABLES } from '../../infra/manifest.ts';
 import type { TestStack } from '../integration/stack.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -628,7 +634,7 @@ describe.skipIf(skipReason !== '')(
         ['/fr/status/', '#sources section'],
         ['/fr/request-key/', '#key-form'],
         ['/fr/docs/', 'section.operation'],
-        ['/fr/forecast-skill/', '#skill-status'],
+        ['/fr/forecast-skill/', '#skill:not([hidden]), #skill-status:not(:empty)'],
       ] as const) {
         page = await open(path, ready);
         expect(await page.getAttribute('html', 'lang'), path).toBe('fr');
@@ -637,118 +643,134 @@ describe.skipIf(skipReason !== '')(
       }
     });
 
-    it('a port page shows the forecast band once forecasts exist, and says so when none exist', async () => {
-      const sy = ports.find((p) => p.id === SAN_YSIDRO) as CurrentPort;
-      const path = `/ports/${sy.slug}/`;
-      const other = ports.find((p) => p.id !== SAN_YSIDRO && p.current.lanes.length > 0) as CurrentPort;
-      let page = await open(`/ports/${other.slug}/`, '#lanes tbody tr');
+    it('a port page says when there is no forecast yet, or why a lane has none', async () => {
+      const current = await currentPorts();
+      const [quiet, absent] = current.filter((p) => p.id !== SAN_YSIDRO && p.current.lanes.length > 0);
+      // Every ingest publishes a document per port; a port without history gets lanes without points.
+      const doc = (
+        await stack.json<{ lanes: { points: unknown[]; reason: string | null }[] }>(
+          `/api/v1/port-forecast?port_id=${quiet?.id}`,
+        )
+      ).body;
+      const first = doc.lanes[0];
+      expect(first?.points).toEqual([]);
+      let page = await open(`/ports/${quiet?.slug}/`, '#lanes tbody tr');
+      await expect
+        .poll(() => page.locator('#forecast-none').textContent())
+        .toBe(`No forecast for this lane: ${first?.reason}`);
+      await page.close();
+      // Before the first forecast step (no document yet), the page says so.
+      await deleteData(`v1/port-forecast/${absent?.id}.json`);
+      page = await open(`/ports/${absent?.slug}/`, '#lanes tbody tr');
       await expect
         .poll(() => page.locator('#forecast-none').textContent())
         .toBe('No forecast yet for this port.');
       await page.close();
+    });
 
-      await publishForecast(SAN_YSIDRO);
-      page = await open(path, '#forecast-chart svg');
+    it('a port page shows the forecast band once forecasts exist', async () => {
+      // Three weeks of history give the forecaster its hour-of-week profile; then three polls, 15
+      // minutes apart, issue forecasts and score the first ones against the readings that arrived.
+      await seedHistory(SAN_YSIDRO, 21);
+      const start = stack.clock.now();
+      for (const minutes of [0, 15, 30]) {
+        stack.clock.set(start + minutes * 60_000);
+        await stack.service.ingestNow();
+      }
+      const doc = (await stack.json<PublishedForecast>(`/api/v1/port-forecast?port_id=${SAN_YSIDRO}`)).body;
+      const lane = doc.lanes.find(
+        (l) => l.direction === 'into-us' && l.mode === 'passenger' && l.lane === 'standard',
+      );
+      expect(lane?.points.length, 'published points of San Ysidro passenger standard').toBeGreaterThan(0);
+      const sy = (await currentPorts()).find((p) => p.id === SAN_YSIDRO) as CurrentPort;
+      const path = `/ports/${sy.slug}/`;
+      const page = await open(path, '#forecast-chart svg');
+      expect(await page.inputValue('#forecast-lane')).toBe('into-us|passenger|standard');
       const band = page.locator('#forecast-chart svg polygon.band');
       expect(await band.count()).toBe(1);
-      const points = ((await band.getAttribute('points')) ?? '').trim().split(/\s+/);
-      expect(points.length).toBe(2 * FORECAST_STEPS.length);
+      const corners = ((await band.getAttribute('points')) ?? '').trim().split(/\s+/);
+      expect(corners.length).toBe(2 * (lane?.points.length ?? 0));
       expect(await page.locator('#forecast-chart svg path.expected').count()).toBe(1);
+      // The chart's text alternative carries every published point with its interval.
+      const label = (await page.locator('#forecast-chart svg').getAttribute('aria-label')) ?? '';
+      for (const point of lane?.points ?? [])
+        expect(label).toContain(`${point.delayMinutes} (${point.low}–${point.high})`);
       expect(await page.locator('#forecast-best').textContent()).toMatch(
-        /^Best time to leave today: \d\d:\d\d( [AP]M)? \(about \d+ min, 80% between \d+ and \d+ min\)\.$/,
+        /^(Best time to leave today: \d\d:\d\d( [AP]M)? \(about \d+ min, 80% between \d+ and \d+ min\)|No forecast point left today)\.$/,
       );
-      expect(await page.locator('#forecast-track').textContent()).toBe(
-        'Track record over 412 checked forecasts: at 1 hour ahead it was off by 6.2 min on average, versus 9.8 min for the current wait carried forward.',
-      );
+      expect(await page.locator('#forecast-issued').textContent()).toContain(`method: ${lane?.method}.`);
+      // The track record in one sentence, from the lane's scored horizons.
+      const scored = (lane?.skill ?? []).filter((h) => h.published.n > 0);
+      const track = (await page.locator('#forecast-track').textContent()) ?? '';
+      if (scored.length === 0)
+        expect(track).toBe('No track record yet: too few forecasts have been checked against the readings.');
+      else expect(track).toMatch(/^Track record over \d+ checked forecasts: /);
       await check(page, path, 'port-forecast');
       await page.close();
     });
 
-    it('the forecast record page charts median and p90 MAE per horizon', async () => {
-      await publishSkill();
+    it('the forecast record page charts the published median and p90 MAE per horizon', async () => {
+      const doc = (
+        await stack.json<{ source: string; horizons: { horizonMinutes: number }[] }>('/api/v1/forecast-skill')
+      ).body;
+      expect(doc.horizons.length).toBeGreaterThan(0);
       const page = await open('/forecast-skill/', '#skill tbody tr');
-      expect(await page.locator('#skill tbody tr').count()).toBe(SKILL.horizons.length);
-      expect(await page.locator('#skill tbody tr').first().locator('td').allTextContents()).toEqual([
-        SKILL.horizons[0]?.medianMae.toFixed(1),
-        SKILL.horizons[0]?.p90Mae.toFixed(1),
-        String(SKILL.horizons[0]?.n),
-      ]);
-      expect(await page.locator('#skill-chart svg rect').count()).toBe(2 * SKILL.horizons.length);
+      expect(await page.locator('#skill tbody tr').count()).toBe(doc.horizons.length);
+      expect(
+        await page
+          .locator('#skill tbody tr')
+          .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-horizon'))),
+      ).toEqual(doc.horizons.map((h) => String(h.horizonMinutes)));
+      expect(await page.locator('#skill-source').textContent()).toBe(doc.source);
       await check(page, '/forecast-skill/', 'forecast-skill');
       await page.close();
     });
 
-    /** Minutes after issue of the published points: every 15 min for an hour, then hourly to 6 h. */
-    const FORECAST_STEPS = [15, 30, 45, 60, 120, 180, 240, 300, 360];
-    const SKILL = {
-      generatedAt: new Date(AT).toISOString(),
-      horizons: FORECAST_STEPS.map((h, i) => ({
-        horizonMinutes: h,
-        medianMae: 4 + i,
-        p90Mae: 9 + 2 * i,
-        n: 900 - i,
-      })),
-    };
+    interface PublishedForecast {
+      lanes: {
+        direction: string;
+        mode: string;
+        lane: string;
+        method: string | null;
+        points: { at: string; delayMinutes: number; low: number; high: number }[];
+        skill: { horizonMinutes: number; published: { n: number } }[];
+      }[];
+    }
 
-    async function putData(key: string, body: unknown): Promise<void> {
+    async function deleteData(key: string): Promise<void> {
       const s3 = createS3Client({ endpoint: stack.service.endpoints.s3 });
       try {
-        await s3.send(
-          new PutObjectCommand({
-            Bucket: BUCKETS.data.name,
-            Key: key,
-            Body: JSON.stringify(body),
-            ContentType: 'application/json',
-          }),
-        );
+        await s3.send(new DeleteObjectCommand({ Bucket: BUCKETS.data.name, Key: key }));
       } finally {
         s3.destroy();
       }
     }
 
-    /** A forecast document of the published shape, issued at the stack's clock. */
-    async function publishForecast(portId: string): Promise<void> {
-      const issuedAt = stack.clock.now();
-      const score = (mae: number, n: number) => ({ mae, bias: 0.4, coverage: 0.81, n });
-      await putData(`v1/port-forecast/${portId}.json`, {
-        portId,
-        generatedAt: new Date(issuedAt).toISOString(),
-        lanes: [
-          {
-            direction: 'into-us',
-            mode: 'passenger',
-            lane: 'standard',
-            issuedAt: new Date(issuedAt).toISOString(),
-            method: 'model',
-            points: FORECAST_STEPS.map((m, i) => ({
-              at: new Date(issuedAt + m * 60_000).toISOString(),
-              delayMinutes: 40 + ((i * 7) % 20),
-              low: 25 + ((i * 7) % 20),
-              high: 60 + ((i * 7) % 20),
-            })),
-            skill: FORECAST_STEPS.map((h) => ({
-              horizonMinutes: h,
-              model: score(h === 60 ? 6.2 : 5 + h / 60, h === 60 ? 412 : 300),
-              persistence: score(h === 60 ? 9.8 : 8 + h / 60, 300),
-              profile: score(11, 300),
-            })),
-          },
-          {
-            direction: 'into-us',
-            mode: 'pedestrian',
-            lane: 'ready',
-            issuedAt: new Date(issuedAt).toISOString(),
-            method: null,
-            reason: 'fewer than 14 days of history',
-            points: [],
-            skill: [],
-          },
-        ],
-      });
-    }
-
-    async function publishSkill(): Promise<void> {
-      await putData('v1/forecast-skill.json', SKILL);
+    /**
+     * Loads `days` days of the simulator's readings of a port (every 5 minutes, before the stack's
+     * clock) into the hour-of-week rollups, as a service running that long would have them.
+     */
+    async function seedHistory(portId: string, days: number): Promise<void> {
+      const port = PORTS.find((p) => p.id === portId) as Port;
+      const end = stack.clock.now();
+      const polls: number[] = [];
+      for (let t = end - days * 86_400_000; t < end; t += 5 * 60_000) polls.push(t);
+      const byDate = new Map<string, Observation[]>();
+      for (const o of observationsSeen(port, polls)) {
+        const { localDate } = localBucketOf(Date.parse(o.observedAt), port.timeZone);
+        const list = byDate.get(localDate) ?? [];
+        list.push({ ...o, maxLanes: null, fetchedAt: o.observedAt });
+        byDate.set(localDate, list);
+      }
+      const contributions = [...byDate].flatMap(([date, list]) =>
+        contributionsOfDay(port.id, date, port.timeZone, list),
+      );
+      const doc = createDocumentClient({ endpoint: stack.service.endpoints.dynamodb });
+      try {
+        await loadRollups(doc, TABLES.rollups.name, contributions);
+      } finally {
+        doc.destroy();
+      }
     }
   },
 );

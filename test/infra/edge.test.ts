@@ -56,6 +56,11 @@ describe('viewer-request outcomes', () => {
     '/api/v1/port-hourly-averages',
     '/api/v1/port-forecast',
     '/api/v1/port-forecast?port_id=../x',
+    // Names Object.prototype has: only the table's own entries count.
+    '/api/v1/ports?border=constructor',
+    '/api/v1/ports?border=__proto__',
+    '/api/v1/ports?border=toString',
+    '/api/v1/ports?border=hasOwnProperty',
   ])('%s -> 400 problem+json', (path) => {
     const out = edge(path);
     expect(out.kind).toBe('response');

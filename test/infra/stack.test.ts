@@ -594,6 +594,8 @@ describe('operations', () => {
     expect(template.findOutputs('ApiUrl')).toEqual({});
     expect(JSON.stringify(template.toJSON().Outputs)).not.toContain('execute-api');
     template.hasOutput('KeysTableName', { Value: { Ref: logicalId(stack.tables.keys) } });
+    template.hasOutput('ObservationsTableName', { Value: { Ref: logicalId(stack.tables.observations) } });
+    template.hasOutput('RollupsTableName', { Value: { Ref: logicalId(stack.tables.rollups) } });
   });
   it('webhook key in Secrets Manager, IdP settings in SSM feeding the mcp function', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 2);

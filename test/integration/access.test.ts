@@ -237,7 +237,7 @@ describe('POST /keys/requests', () => {
   };
 
   beforeAll(async () => {
-    stack = await withContract(await startStack({ atMs: AT, env: { KEY_REQUESTS_PER_HOUR: '6' } }));
+    stack = await withContract(await startStack({ atMs: AT, env: { KEY_REQUESTS_PER_HOUR: '8' } }));
   });
   afterAll(() => stack?.stop());
 
@@ -246,7 +246,7 @@ describe('POST /keys/requests', () => {
     expect(response.status).toBe(202);
     const body = (await response.json()) as { id: string; status: string };
     expect(body).toMatchObject({ id: expect.stringMatching(/^req_/), status: 'pending' });
-    expect(response.headers.get('ratelimit-policy')).toBe('"key-requests";q=6;w=3600');
+    expect(response.headers.get('ratelimit-policy')).toBe('"key-requests";q=8;w=3600');
     const requests = await stored();
     expect(requests).toContainEqual(
       expect.objectContaining({ id: body.id, email: valid.email, status: 'pending' }),
@@ -274,6 +274,31 @@ describe('POST /keys/requests', () => {
     expect((await stored()).length).toBe(before);
   });
 
+  it('refuses control characters in every field with 400 naming each one, and stores nothing', async () => {
+    const before = (await stored()).length;
+    const body = await problemOf(
+      await post(
+        JSON.stringify({
+          ...valid,
+          name: 'Eve\u001b]0;pwned\u0007',
+          organisation: 'Evil\u202eCorp',
+          email: 'eve\u0085@example.com',
+          use: 'Planning departures\u001b[2J at Laredo.',
+        }),
+      ),
+      400,
+    );
+    const errors = body.errors as { name: string; reason: string }[];
+    expect(errors.map((e) => e.name).sort()).toEqual(['email', 'name', 'organisation', 'use']);
+    for (const error of errors) expect(error.reason).toBe('must not contain control characters');
+    expect((await stored()).length).toBe(before);
+    // Line breaks and tabs in the free text are fine.
+    const ok = await post(
+      JSON.stringify({ ...valid, email: 'lines@example.com', use: 'Line one\nline\ttwo, Laredo.' }),
+    );
+    expect(ok.status).toBe(202);
+  });
+
   it('refuses a filled honeypot as automated and stores nothing', async () => {
     const before = await stored();
     const body = await problemOf(
@@ -293,7 +318,7 @@ describe('POST /keys/requests', () => {
   });
 
   it('limits requests per client IP', async () => {
-    // Six this hour so far (the limit): the next is refused, and not stored.
+    // Eight this hour so far (the limit): the next is refused, and not stored.
     const before = (await stored()).length;
     const refused = await post(JSON.stringify({ ...valid, email: 'late@example.com' }));
     await problemOf(refused, 429);

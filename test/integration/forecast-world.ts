@@ -25,6 +25,8 @@ export interface ForecastWorld {
   ingestAt(ms: number, fault?: ForecastFault): Promise<void>;
   /** Every port's track record, by date. */
   records(): Promise<Record<string, SkillDay[]>>;
+  /** How many injected faults fired so far. */
+  faults(): number;
   /** A published document's body without `generatedAt`. */
   published(key: string): Promise<unknown>;
   stop(): Promise<void>;
@@ -59,14 +61,16 @@ export async function startForecastWorld(
   ];
   let nowMs = startMs;
   const clock = { now: () => nowMs };
+  const fired = { count: 0 };
   return {
     world,
     async ingestAt(ms, fault) {
       nowMs = ms;
       world.simulator.setClock(ms);
       const base = { ...stores, sources, clock, log: () => {} };
-      await runIngestCycle(fault ? withFault(base, fault) : base);
+      await runIngestCycle(fault ? withFault(base, fault, fired) : base);
     },
+    faults: () => fired.count,
     async records() {
       const out: Record<string, SkillDay[]> = {};
       for (const id of portIds) out[id] = await stores.forecasts.skillDays(id, '2000-01-01');
@@ -85,7 +89,7 @@ export async function startForecastWorld(
 type Deps = { forecasts: ForecastStore; documents: DocumentStore };
 
 /** The stores of one cycle with a fault in the forecast step. */
-function withFault<T extends Deps>(deps: T, fault: ForecastFault): T {
+function withFault<T extends Deps>(deps: T, fault: ForecastFault, fired: { count: number }): T {
   const { forecasts, documents } = deps;
   switch (fault) {
     case 'half-record': {
@@ -96,7 +100,10 @@ function withFault<T extends Deps>(deps: T, fault: ForecastFault): T {
         forecasts: {
           ...forecasts,
           putSkillDay: async (portId, day, previous) => {
-            if (++writes > 1) throw new Error('injected: crash while folding scores into the record');
+            if (++writes > 1) {
+              fired.count++;
+              throw new Error('injected: crash while folding scores into the record');
+            }
             return forecasts.putSkillDay(portId, day, previous);
           },
         },
@@ -109,6 +116,7 @@ function withFault<T extends Deps>(deps: T, fault: ForecastFault): T {
           ...forecasts,
           putPending: async (issue) => {
             await forecasts.putPending(issue);
+            fired.count++;
             throw new Error('injected: crash after storing an issue');
           },
         },

@@ -64,7 +64,11 @@ async function legacyItems(doc: DynamoDBDocumentClient): Promise<number> {
   let count = 0;
   for (const [table, filter, values] of [
     [TABLES.observations.name, 'NOT begins_with(sk, :h)', { ':h': 'h#' }],
-    [TABLES.rollups.name, 'NOT begins_with(sk, :w) AND sk <> :avg', { ':w': 'w#', ':avg': 'avg' }],
+    [
+      TABLES.rollups.name,
+      'NOT begins_with(sk, :w) AND NOT begins_with(sk, :avg)',
+      { ':w': 'w#', ':avg': 'avg#' },
+    ],
   ] as const) {
     const page = await doc.send(
       new ScanCommand({ TableName: table, FilterExpression: filter, ExpressionAttributeValues: values }),

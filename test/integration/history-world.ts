@@ -49,7 +49,9 @@ export async function startWorld(portIds: readonly string[]): Promise<World> {
     createHttpFeedSource({ source: 'cbp', url: simulator.cbpXmlUrl, timeoutMs: 5_000 }),
     createHttpFeedSource({ source: 'cbsa', url: simulator.cbsaEnUrl, timeoutMs: 5_000 }),
   ];
-  const base: IngestDeps = { ...stores, sources, clock };
+  // History runs leave out the forecast step (its own world, forecast-world.ts, drives it).
+  const { forecasts: _forecasts, ...historyStores } = stores;
+  const base: IngestDeps = { ...historyStores, sources, clock };
 
   return {
     embedded,

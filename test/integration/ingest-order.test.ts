@@ -72,7 +72,7 @@ async function published(stack: TestStack): Promise<Record<string, string>> {
   return result;
 }
 
-async function addAlert(stack: TestStack, id: string): Promise<Alert> {
+async function addAlert(stack: TestStack, id: string, webhookUrl = `${receiverUrl}?${id}`): Promise<Alert> {
   const doc = createDocumentClient({ endpoint: stack.service.endpoints.dynamodb });
   try {
     const alert: Alert = {
@@ -85,7 +85,7 @@ async function addAlert(stack: TestStack, id: string): Promise<Alert> {
       comparison: 'below',
       thresholdMinutes: 1440,
       cooldownMinutes: 0,
-      webhookUrl: `${receiverUrl}?${id}`,
+      webhookUrl,
       createdAt: new Date(AT - 3_600_000).toISOString(),
       lastFiredAt: null,
       lastFiredObservedAt: null,
@@ -246,4 +246,38 @@ describe('no going back', () => {
     expect(String(after?.[3]) > String(latest?.[3])).toBe(true);
     expect(deliveries).toHaveLength(2);
   }, 120_000);
+});
+
+describe('alerts off the critical path', () => {
+  it('two hanging webhooks keep the ingest inside its budget, and the other alerts still fire', async () => {
+    // A receiver that takes every request and never answers.
+    const hanging = createServer(() => {});
+    await new Promise<void>((ready) => hanging.listen(0, '127.0.0.1', () => ready()));
+    const hangUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook`;
+    // The production retry settings (5 s per attempt, 4 attempts, 1 s doubling): one hanging
+    // receiver delivered in line would cost 27 s, two of them more than the 50 s budget.
+    const stack = await startStack({
+      atMs: AT,
+      env: { ALERT_WEBHOOK_ALLOW_PRIVATE: 'true', ALERT_DELIVERY_DEADLINE_MS: '2000' },
+    });
+    try {
+      await addAlert(stack, 'al_hang_1', hangUrl);
+      await addAlert(stack, 'al_hang_2', hangUrl);
+      for (const id of ['al_ok_1', 'al_ok_2', 'al_ok_3']) await addAlert(stack, id);
+      deliveries.length = 0;
+      const started = performance.now();
+      const outcomes = await stack.service.ingestNow();
+      const elapsed = performance.now() - started;
+      expect(outcomes.map((o) => o.outcome)).toEqual(['stored', 'stored']);
+      expect(elapsed).toBeLessThan(FUNCTIONS.ingest.timeoutSeconds * 1000);
+      for (const id of ['al_ok_1', 'al_ok_2', 'al_ok_3']) {
+        expect(deliveries.filter((body) => body.includes(id))).toHaveLength(1);
+      }
+      expect(stack.logs.filter((line) => /al_hang_\d fired .*webhook pending/.test(line))).toHaveLength(2);
+    } finally {
+      await stack.stop();
+      hanging.closeAllConnections();
+      await new Promise((done) => hanging.close(done));
+    }
+  }, 180_000);
 });

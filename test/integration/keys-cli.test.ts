@@ -8,7 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasControlCharacters } from '../../functions/core/key-requests.ts';
 import { withContract } from './contract.ts';
+import { keyStoreOf } from './keys.ts';
 import { startStack, type TestStack } from './stack.ts';
 
 const SCRIPT = new URL('../../scripts/keys.ts', import.meta.url).pathname;
@@ -172,5 +174,44 @@ describe('npm run keys next to a running server', () => {
     }[];
     expect(requests.find((r) => r.id === id)?.status).toBe('approved');
     expect((await keys(dataDir, 'approve', id)).code).toBe(1);
+  });
+
+  it('prints stored control characters escaped, never raw to the terminal', async () => {
+    // Stored by another writer (or before the form refused them): the command must not pass them on.
+    const hostile = {
+      id: 'req_hostile0001',
+      name: 'Eve\u001b]0;pwned\u0007',
+      email: 'eve@example.com',
+      organisation: 'Evil\u202eCorp\u009b',
+      use: 'Clears the screen\u001b[2J here',
+      createdAt: new Date(AT).toISOString(),
+      status: 'pending' as const,
+      keyId: null,
+    };
+    const { doc, store } = keyStoreOf(stack);
+    try {
+      await store.putRequest(hostile);
+    } finally {
+      doc.destroy();
+    }
+    // Any raw control character but the line breaks that end lines.
+    const raw = { test: (text: string) => hasControlCharacters(text.replaceAll('\n', ''), false) };
+    const listed = await keys(dataDir, 'requests');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain('req_hostile0001');
+    expect(raw.test(listed.stdout)).toBe(false);
+    expect(listed.stdout).toContain('Eve\\u001b]0;pwned\\u0007');
+    expect(listed.stdout).toContain('Evil\\u202eCorp\\u009b');
+    const json = await keys(dataDir, 'requests', '--json');
+    expect(raw.test(json.stdout)).toBe(false);
+    // Escaped, yet the same values once parsed.
+    const parsed = JSON.parse(json.stdout) as { id: string; name: string; organisation: string }[];
+    expect(parsed.find((r) => r.id === hostile.id)).toMatchObject({
+      name: hostile.name,
+      organisation: hostile.organisation,
+    });
+    const approved = await keys(dataDir, 'approve', hostile.id);
+    expect(approved.code).toBe(0);
+    expect(raw.test(approved.stdout)).toBe(false);
   });
 });

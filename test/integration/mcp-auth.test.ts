@@ -150,6 +150,28 @@ describe.each(WIRE_ERAS)('the authorization matrix in %s (no initialize)', (era)
     expect(JSON.stringify(body?.result?.content)).toMatch(/Business plan.*Upgrade at https:\/\//);
   });
 
+  it.each([
+    ['no tier claim', { tier: undefined }],
+    ['an unknown tier', { tier: 'platinum' }],
+  ])(
+    'a token with %s is refused on paid tools, whatever its scopes (isError, no 403 loop)',
+    async (_name, claims) => {
+      const token = await forge({ ...claims, scope: 'alerts history' });
+      for (const [tool, args] of [
+        ['list_alerts', {}],
+        ['get_wait_history', { port_id: '250401', hours: 2 }],
+      ] as const) {
+        const { status, body } = await callTool(stack, era, tool, args, token);
+        expect(status, tool).toBe(200);
+        expect(body?.result?.isError, tool).toBe(true);
+        expect(JSON.stringify(body?.result?.content)).toMatch(/plan/);
+      }
+      // Anonymous tools still answer with such a token.
+      const open = await callTool(stack, era, 'search_crossings', { query: 'laredo' }, token);
+      expect(open.body?.result?.isError).toBeFalsy();
+    },
+  );
+
   it('a Business user calls a Business tool', async () => {
     const { status, body } = await callTool(
       stack,

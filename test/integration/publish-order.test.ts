@@ -67,6 +67,8 @@ describe('a publish broken after any number of documents', () => {
           for (const key of [
             DOCUMENT_KEYS.averages(port.id),
             DOCUMENT_KEYS.averages(port.slug),
+            DOCUMENT_KEYS.forecast(port.id),
+            DOCUMENT_KEYS.forecast(port.slug),
             RSS_KEYS.port(port.slug),
           ]) {
             if (!(await documents.get(key))) missing.push(key);

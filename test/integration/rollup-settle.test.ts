@@ -51,7 +51,7 @@ describe('rollup settling', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  /** The port's one bucket item (Saturday 8 am); the other item is the port's summary. */
+  /** The port's one bucket item (Saturday 8 am); the other item is its day's summary. */
   async function item(): Promise<Record<string, unknown>> {
     const result = await embedded.stores.dynamo.send(
       new QueryCommand({
@@ -60,7 +60,7 @@ describe('rollup settling', () => {
         ExpressionAttributeValues: { ':pk': PORT },
       }),
     );
-    expect(result.Items?.map((i) => i.sk)).toEqual(['avg', 'w#6#08']);
+    expect(result.Items?.map((i) => i.sk)).toEqual(['avg#6', 'w#6#08']);
     return result.Items?.find((i) => i.sk === 'w#6#08') ?? {};
   }
   const dateNames = (stored: Record<string, unknown>) =>

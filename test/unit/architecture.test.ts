@@ -224,13 +224,7 @@ function sourceFiles(dir: string): string[] {
  * Imports that break a rule on purpose, each with the reason and who removes it. The test above
  * fails when one is no longer needed, so the list cannot go stale.
  */
-const EXCEPTIONS: { file: string; specifier: string; reason: string }[] = [
-  {
-    file: 'functions/mcp/tools/create-alert.ts',
-    specifier: '../../adapters/webhook/deliver.ts',
-    reason: 'the webhook URL policy (webhookUrlProblem) is moving into the core with the ingest hardening',
-  },
-];
+const EXCEPTIONS: { file: string; specifier: string; reason: string }[] = [];
 
 const isException = (line: string, exception: (typeof EXCEPTIONS)[number]) =>
   line.startsWith(`${exception.file}:`) && line.includes(` imports ${exception.specifier}:`);

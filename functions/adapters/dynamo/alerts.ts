@@ -95,16 +95,22 @@ export function createAlertStore(doc: DynamoDBDocumentClient, table: string): Al
         ),
       );
     },
-    async updateDelivery(owner, id, firingId, expectedAttempts, delivery) {
-      // The firing's place in the list moves when a newer firing is recorded: find it, then
-      // update that element on condition that it is still the same firing at the same attempt.
+    async updateDelivery(owner, id, firingId, expectedAttempts, delivery, indexHint) {
+      // The firing's place in the list moves when a newer firing is recorded: try the hinted
+      // place, else find it, then update that element on condition that it is still the same
+      // firing at the same attempt.
+      let hint = indexHint;
       for (let tries = 0; tries < 3; tries++) {
-        const current = await doc.send(
-          new GetCommand({ TableName: table, Key: { pk: owner, sk: id }, ConsistentRead: true }),
-        );
-        if (!current.Item) return false;
-        const index = ((current.Item.firings ?? []) as Alert['firings']).findIndex((f) => f.id === firingId);
-        if (index < 0) return false;
+        let index = hint ?? -1;
+        hint = undefined;
+        if (index < 0) {
+          const current = await doc.send(
+            new GetCommand({ TableName: table, Key: { pk: owner, sk: id }, ConsistentRead: true }),
+          );
+          if (!current.Item) return false;
+          index = ((current.Item.firings ?? []) as Alert['firings']).findIndex((f) => f.id === firingId);
+          if (index < 0) return false;
+        }
         const written = await conditional(
           doc.send(
             new UpdateCommand({
@@ -124,9 +130,11 @@ export function createAlertStore(doc: DynamoDBDocumentClient, table: string): Al
         const again = await doc.send(
           new GetCommand({ TableName: table, Key: { pk: owner, sk: id }, ConsistentRead: true }),
         );
-        const firing = ((again.Item?.firings ?? []) as Alert['firings']).find((f) => f.id === firingId);
+        const firings = (again.Item?.firings ?? []) as Alert['firings'];
+        const at = firings.findIndex((f) => f.id === firingId);
         // Gone, or the attempt was taken: only a moved firing is worth another try.
-        if (!firing || firing.delivery.attempts !== expectedAttempts) return false;
+        if (at < 0 || firings[at]?.delivery.attempts !== expectedAttempts) return false;
+        hint = at;
       }
       return false;
     },

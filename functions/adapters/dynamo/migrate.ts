@@ -206,8 +206,8 @@ export async function migrateHistory(
 
   const ports = new Set<string>();
   for await (const items of scan(doc, tables.rollups, {
-    FilterExpression: 'NOT begins_with(sk, :w) AND sk <> :avg',
-    ExpressionAttributeValues: { ':w': 'w#', ':avg': 'avg' },
+    FilterExpression: 'NOT begins_with(sk, :w) AND NOT begins_with(sk, :avg)',
+    ExpressionAttributeValues: { ':w': 'w#', ':avg': 'avg#' },
   })) {
     await mapLimit(items, 8, (item) => moveRollupItem(doc, tables.rollups, item));
     await deleteKeys(

@@ -10,7 +10,10 @@ import { InvalidQueryError } from '../../core/errors.ts';
 import type { Direction, Lane, LaneStatus, Mode, Source } from '../../core/model.ts';
 import { type Observation, RETENTION_HOURS } from '../../core/model.ts';
 import type { ObservationFilter, ObservationPage, ObservationStore } from '../../core/stores.ts';
+import { batchPut } from './batch.ts';
 
+/** How long an hour item this process wrote stands for the stored one (see `written`). */
+const WRITTEN_MS = 60_000;
 /** Entries set by one update: keeps the expression far below DynamoDB's 4 KB expression limit. */
 const ENTRIES_PER_UPDATE = 40;
 
@@ -123,6 +126,29 @@ function decodeCursor(portId: string, cursor: string): Position {
 }
 
 /**
+ * Bulk load into an EMPTY observation table (a benchmark's history): one put per port and hour.
+ * It replaces whole hours, so it must not run beside the ingest.
+ */
+export async function loadObservations(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  observations: readonly Observation[],
+): Promise<void> {
+  const items = new Map<string, { pk: string; sk: string; ttl: number; m: Record<string, Entry> }>();
+  for (const o of observations) {
+    const sk = hourSk(Date.parse(o.observedAt));
+    const item = items.get(`${o.portId}\n${sk}`) ?? { pk: o.portId, sk, ttl: ttlOf(sk), m: {} };
+    item.m[entryKey(o)] = encodeEntry(o);
+    items.set(`${o.portId}\n${sk}`, item);
+  }
+  await batchPut(doc, table, [...items.values()]);
+}
+
+/** Expiry of an hour item: the hour's end plus the retention, in epoch seconds. */
+const ttlOf = (sk: string) =>
+  Math.floor(Date.parse(`${sk.slice(2)}:00:00Z`) / 1000) + 3600 + RETENTION_HOURS * 3600;
+
+/**
  * Observations packed per port and UTC hour: pk = port id, sk = `h#<UTC hour>`, one map `m` whose
  * entries are the hour's readings keyed by time and lane (`05:00Z|into-us|passenger|standard`).
  * A write is `SET m.<key> = <reading>` per reading, so writing the same reading again leaves one
@@ -137,8 +163,34 @@ export function createObservationStore(
   table: string,
   now: () => number,
 ): ObservationStore {
-  const ttlOf = (sk: string) =>
-    Math.floor(Date.parse(`${sk.slice(2)}:00:00Z`) / 1000) + 3600 + RETENTION_HOURS * 3600;
+  /**
+   * Hour items as this process last wrote them (every write returns its item: `ReturnValues:
+   * ALL_NEW`, no read). A rollup rebuild right after a write reads its hours from here; the one
+   * ingest writer keeps them current, and they are used for a minute at most.
+   */
+  const written = new Map<string, { at: number; item: Record<string, unknown> }>();
+  const remember = (item: Record<string, unknown> | undefined) => {
+    if (!item) return;
+    const key = `${item.pk}\n${item.sk}`;
+    const held = written.get(key);
+    const size = (i: Record<string, unknown>) => Object.keys((i.m ?? {}) as object).length;
+    // Items only grow; responses of concurrent writes may arrive out of order.
+    if (!held || size(held.item) <= size(item)) written.set(key, { at: Date.now(), item });
+    if (written.size > 2_000) {
+      for (const [k, v] of written) if (Date.now() - v.at > WRITTEN_MS) written.delete(k);
+    }
+  };
+  /** The hours of a range from the items written here, or null when one is missing or old. */
+  const fromWritten = (portId: string, fromMs: number, toMs: number) => {
+    const items: Record<string, unknown>[] = [];
+    const nowSeconds = Math.floor(now() / 1000);
+    for (let t = Date.parse(`${hourSk(fromMs).slice(2)}:00:00Z`); t <= toMs; t += 3_600_000) {
+      const held = written.get(`${portId}\n${hourSk(t)}`);
+      if (!held || Date.now() - held.at > WRITTEN_MS) return null;
+      if (Number(held.item.ttl) > nowSeconds) items.push(held.item);
+    }
+    return items;
+  };
 
   /** Sets the entries of one hour item; creates the map on the hour's first write. */
   async function writeHour(portId: string, sk: string, entries: [string, Entry][]): Promise<void> {
@@ -151,7 +203,7 @@ export function createObservationStore(
     });
     for (;;) {
       try {
-        await doc.send(
+        const result = await doc.send(
           new UpdateCommand({
             TableName: table,
             Key: { pk: portId, sk },
@@ -159,8 +211,10 @@ export function createObservationStore(
             ConditionExpression: 'attribute_exists(#m)',
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
           }),
         );
+        remember(result.Attributes);
         return;
       } catch (error: unknown) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -168,7 +222,7 @@ export function createObservationStore(
       // The hour's first write: create the map with these entries, unless a concurrent writer
       // just did (then the entry update above applies on the next turn).
       try {
-        await doc.send(
+        const result = await doc.send(
           new UpdateCommand({
             TableName: table,
             Key: { pk: portId, sk },
@@ -176,8 +230,10 @@ export function createObservationStore(
             ConditionExpression: 'attribute_not_exists(#m)',
             ExpressionAttributeNames: { '#m': 'm', '#ttl': 'ttl' },
             ExpressionAttributeValues: { ':m': Object.fromEntries(entries), ':ttl': ttlOf(sk) },
+            ReturnValues: 'ALL_NEW',
           }),
         );
+        remember(result.Attributes);
         return;
       } catch (error: unknown) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -289,6 +345,14 @@ export function createObservationStore(
     async query(portId, fromMs, toMs, filter: ObservationFilter = {}, limit = Number.POSITIVE_INFINITY) {
       if (!Number.isFinite(limit)) {
         const out: Observation[] = [];
+        // A short range this process just wrote (a rollup rebuild) needs no read.
+        const recent = toMs - fromMs <= 3 * 3_600_000 ? fromWritten(portId, fromMs, toMs) : null;
+        if (recent) {
+          for (const item of recent) {
+            for (const r of readingsOf(portId, item, fromMs, toMs, filter)) out.push(r.observation);
+          }
+          return out;
+        }
         for await (const item of hours(portId, hourSk(fromMs), hourSk(toMs), true, limit)) {
           for (const r of readingsOf(portId, item, fromMs, toMs, filter)) out.push(r.observation);
         }

@@ -31,8 +31,16 @@ interface BucketSummary {
   l: Record<string, [number, number, number | null]>;
 }
 
-/** The item holding every bucket's summary of a port. */
-export const SUMMARY_SK = 'avg';
+/** `avg#6`: the item holding the summaries of one port-local day of week (keyed by hour, `08`). */
+export const summarySk = (dayOfWeek: number) => `avg#${dayOfWeek}`;
+const SUMMARY_PREFIX = 'avg#';
+/**
+ * How long summaries this process read or wrote stand for the stored ones. Every summary write
+ * returns its whole item (`ReturnValues: ALL_NEW`, no read), which refreshes the copy; the one
+ * ingest writer (the others only read) keeps its copies current, and a full read every few
+ * minutes bounds what another writer's change could leave unseen.
+ */
+const SUMMARY_CACHE_MS = 5 * 60_000;
 /** `w#6#08`: Saturday, 8 am port-local. */
 export const weekSk = (dayOfWeek: number, hour: number) => `w#${dayOfWeek}#${String(hour).padStart(2, '0')}`;
 const laneOf = (c: Pick<RollupContribution, 'direction' | 'mode' | 'lane'>) =>
@@ -57,11 +65,17 @@ function summarize(item: Record<string, unknown>): BucketSummary {
   return { r: Number(item.r ?? 0), l };
 }
 
-/** Averages of a port from its summary item, rounded to 0.1 minute, in a stable order. */
-function averagesOf(portId: string, summary: Record<string, BucketSummary>): HourlyAverage[] {
+/** Averages of a port from its summary items, rounded to 0.1 minute, in a stable order. */
+function averagesOf(portId: string, days: Iterable<Record<string, unknown>>): HourlyAverage[] {
   const out: HourlyAverage[] = [];
-  for (const [bucket, { l }] of Object.entries(summary)) {
-    const [dayOfWeek, hour] = bucket.split('#').map(Number) as [number, number];
+  const buckets: [number, number, BucketSummary][] = [];
+  for (const item of days) {
+    const dayOfWeek = Number(String(item.sk).slice(SUMMARY_PREFIX.length));
+    for (const [hour, summary] of Object.entries((item.s ?? {}) as Record<string, BucketSummary>)) {
+      buckets.push([dayOfWeek, Number(hour), summary]);
+    }
+  }
+  for (const [dayOfWeek, hour, { l }] of buckets) {
     for (const [lane, [sum, count, median]] of Object.entries(l)) {
       const [direction, mode, laneName] = lane.split('#') as [Direction, Mode, Lane];
       if (count === 0) continue;
@@ -104,16 +118,18 @@ export async function loadRollups(
     item.p[partKey(c)] = partOf(c);
     items.set(`${c.portId}|${sk}`, item);
   }
-  const summaries = new Map<string, Record<string, BucketSummary>>();
+  const summaries = new Map<
+    string,
+    { pk: string; sk: string; s: Record<string, BucketSummary>; n: number }
+  >();
   for (const item of items.values()) {
-    const s = summaries.get(String(item.pk)) ?? {};
-    s[String(item.sk).slice(2)] = summarize(item);
-    summaries.set(String(item.pk), s);
+    const [dayOfWeek = '0', hour = '00'] = String(item.sk).slice(2).split('#');
+    const sk = summarySk(Number(dayOfWeek));
+    const summary = summaries.get(`${item.pk}|${sk}`) ?? { pk: String(item.pk), sk, s: {}, n: 1 };
+    summary.s[hour] = summarize(item);
+    summaries.set(`${item.pk}|${sk}`, summary);
   }
-  await batchPut(doc, table, [
-    ...items.values(),
-    ...[...summaries].map(([pk, s]) => ({ pk, sk: SUMMARY_SK, s })),
-  ]);
+  await batchPut(doc, table, [...items.values(), ...summaries.values()]);
 }
 
 /**
@@ -214,34 +230,47 @@ export function createRollupStore(
     }
   }
 
-  /** Puts one bucket's summary into the port's summary item unless a newer one is there. */
-  async function writeSummary(portId: string, bucket: string, summary: BucketSummary): Promise<void> {
+  /** Summary items of each port as last read or written here, with when they were read in full. */
+  const summaries = new Map<string, { readAt: number; days: Map<string, Record<string, unknown>> }>();
+  /** Keeps the newest copy of a summary item (`n` counts its writes; responses may arrive out of order). */
+  const remember = (portId: string, item: Record<string, unknown> | undefined) => {
+    const cached = summaries.get(portId);
+    if (!cached || !item) return;
+    const held = cached.days.get(String(item.sk));
+    if (!held || Number(held.n ?? 0) <= Number(item.n ?? 0)) cached.days.set(String(item.sk), item);
+  };
+
+  /** Puts one bucket's summary into its day's summary item unless a newer one is there. */
+  async function writeSummary(portId: string, bucketSk: string, summary: BucketSummary): Promise<void> {
+    const [dayOfWeek = '0', hour = '00'] = bucketSk.slice(2).split('#');
+    const key = { pk: portId, sk: summarySk(Number(dayOfWeek)) };
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        await doc.send(
+        const result = await doc.send(
           new UpdateCommand({
             TableName: table,
-            Key: { pk: portId, sk: SUMMARY_SK },
-            UpdateExpression: 'SET #s.#b = :summary',
-            ConditionExpression: 'attribute_exists(#s) AND (attribute_not_exists(#s.#b) OR #s.#b.#r < :r)',
-            ExpressionAttributeNames: { '#s': 's', '#b': bucket, '#r': 'r' },
-            ExpressionAttributeValues: { ':summary': summary, ':r': summary.r },
+            Key: key,
+            UpdateExpression: 'SET #s.#h = :summary ADD #n :one',
+            ConditionExpression: 'attribute_exists(#s) AND (attribute_not_exists(#s.#h) OR #s.#h.#r < :r)',
+            ExpressionAttributeNames: { '#s': 's', '#h': hour, '#r': 'r', '#n': 'n' },
+            ExpressionAttributeValues: { ':summary': summary, ':r': summary.r, ':one': 1 },
+            ReturnValues: 'ALL_NEW',
           }),
         );
+        remember(portId, result.Attributes);
         return;
       } catch (error: unknown) {
         if (!conditionFailed(error)) throw error;
       }
-      const current = await doc.send(
-        new GetCommand({ TableName: table, Key: { pk: portId, sk: SUMMARY_SK }, ConsistentRead: true }),
-      );
-      const stored = (current.Item?.s as Record<string, BucketSummary> | undefined)?.[bucket];
+      const current = await doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+      remember(portId, current.Item);
+      const stored = (current.Item?.s as Record<string, BucketSummary> | undefined)?.[hour];
       if (stored && Number(stored.r) >= summary.r) return;
       if (!current.Item?.s) {
         await doc.send(
           new UpdateCommand({
             TableName: table,
-            Key: { pk: portId, sk: SUMMARY_SK },
+            Key: key,
             UpdateExpression: 'SET #s = if_not_exists(#s, :empty)',
             ExpressionAttributeNames: { '#s': 's' },
             ExpressionAttributeValues: { ':empty': {} },
@@ -249,7 +278,7 @@ export function createRollupStore(
         );
       }
     }
-    throw new Error(`rollup summary of ${portId} ${bucket}: still conflicting after 3 attempts`);
+    throw new Error(`rollup summary of ${portId} ${bucketSk}: still conflicting after 3 attempts`);
   }
 
   /**
@@ -322,15 +351,30 @@ export function createRollupStore(
       await mapLimit([...buckets.values()], 8, async ({ portId, sk, parts }) => {
         const item = await writeBucket(portId, sk, parts);
         if (!item) return;
-        await writeSummary(portId, sk.slice(2), summarize(item));
+        await writeSummary(portId, sk, summarize(item));
         await settle(portId, item);
       });
     },
     async averages(portId) {
-      const result = await doc.send(
-        new GetCommand({ TableName: table, Key: { pk: portId, sk: SUMMARY_SK } }),
-      );
-      return averagesOf(portId, (result.Item?.s ?? {}) as Record<string, BucketSummary>);
+      const cached = summaries.get(portId);
+      if (cached && Date.now() - cached.readAt < SUMMARY_CACHE_MS)
+        return averagesOf(portId, cached.days.values());
+      const days = new Map<string, Record<string, unknown>>();
+      let start: QueryCommandInput['ExclusiveStartKey'];
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: table,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :avg)',
+            ExpressionAttributeValues: { ':pk': portId, ':avg': SUMMARY_PREFIX },
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) days.set(String(item.sk), item);
+        start = page.LastEvaluatedKey;
+      } while (start);
+      summaries.set(portId, { readAt: Date.now(), days });
+      return averagesOf(portId, days.values());
     },
     async rebuildSummary(portId) {
       let start: QueryCommandInput['ExclusiveStartKey'];
@@ -345,7 +389,7 @@ export function createRollupStore(
           }),
         );
         for (const item of page.Items ?? []) {
-          await writeSummary(portId, String(item.sk).slice(2), summarize(item));
+          await writeSummary(portId, String(item.sk), summarize(item));
         }
         start = page.LastEvaluatedKey;
       } while (start);

@@ -20,8 +20,6 @@ import {
 } from '../../core/alerts.ts';
 import { addressProblem, isIpLiteral, webhookUrlProblem } from '../../core/webhook-target.ts';
 
-export { webhookUrlProblem };
-
 export const SIGNATURE_HEADER = 'webhook-signature';
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, the scheme Stripe popularised. */

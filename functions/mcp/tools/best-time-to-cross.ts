@@ -7,6 +7,7 @@ import { utcToZoned, zonedToUtc } from '../../core/time.ts';
 import {
   findPublishedPort,
   guarded,
+  liberal,
   loadAverages,
   loadForecast,
   ok,
@@ -116,7 +117,7 @@ export const registerBestTimeToCross: ToolRegistrar = (server, deps) => {
         '(a window today, port-local HH:MM, within the next 6 hours), today ranks the forecast points in the ' +
         'window, each with its 80% interval, the method published (model, persistence or profile: the one with ' +
         'the lowest error on that lane) and its track record. Anonymous.',
-      inputSchema: InputSchema,
+      inputSchema: liberal(InputSchema),
       outputSchema: OutputSchema,
       annotations: READ_ONLY,
     },

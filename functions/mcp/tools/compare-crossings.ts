@@ -6,6 +6,7 @@ import { PortIdSchema } from '../../core/queries.ts';
 import type { PublishedPort } from '../../core/views.ts';
 import {
   guarded,
+  liberal,
   loadCurrent,
   loadForecast,
   loadPorts,
@@ -136,7 +137,7 @@ export const registerCompareCrossings: ToolRegistrar = (server, deps) => {
         'With arrive_at or in_minutes (up to 6 hours ahead), atArrival also ranks them by the forecast wait at ' +
         'arrival, each with its 80% interval, the method published (model, persistence or profile: the one ' +
         'with the lowest error on that lane) and its track record. Anonymous.',
-      inputSchema: InputSchema,
+      inputSchema: liberal(InputSchema),
       outputSchema: OutputSchema,
       annotations: READ_ONLY,
     },

@@ -1,11 +1,12 @@
 import * as z from 'zod';
-import { webhookUrlProblem } from '../../adapters/webhook/deliver.ts';
 import { type Alert, MAX_ALERTS_PER_OWNER, webhookSecretOf } from '../../core/alerts.ts';
 import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
 import { PortIdSchema } from '../../core/queries.ts';
+import { webhookUrlProblem } from '../../core/webhook-target.ts';
 import {
   findPublishedPort,
   guarded,
+  liberal,
   ok,
   requireScope,
   type ToolRegistrar,
@@ -59,7 +60,7 @@ export const registerCreateAlert: ToolRegistrar = (server, deps) => {
         '(about each minute); fires only on fresh readings (at most 75 min old), at most once per cooldown; ' +
         'each firing is recorded (see list_alerts) and, with webhook_url, POSTed as JSON signed with ' +
         'HMAC-SHA256. Requires a Pro plan (sign-in, scope "alerts").',
-      inputSchema: InputSchema,
+      inputSchema: liberal(InputSchema),
       outputSchema: OutputSchema,
       annotations: {
         readOnlyHint: false,
@@ -83,17 +84,22 @@ export const registerCreateAlert: ToolRegistrar = (server, deps) => {
           const problem = webhookUrlProblem(input.webhook_url, deps.settings.allowPrivateWebhooks);
           if (problem) return toolError(`${problem}.`);
         }
-        const existing = await deps.alerts.listByOwner(owner);
-        if (existing.length >= MAX_ALERTS_PER_OWNER) {
-          return toolError(
-            `You have ${existing.length} alerts, the most allowed; delete one with delete_alert first.`,
-          );
-        }
         const nowIso = new Date(deps.clock.now()).toISOString();
         const id = `al_${deps.newId()}`;
         const secret = input.webhook_url
           ? webhookSecretOf(await deps.settings.webhookSigningKey(), id)
           : null;
+        // A slot first (atomic), then the alert: concurrent calls cannot pass the cap.
+        const reserved = await deps.alertQuota.reserve(
+          owner,
+          MAX_ALERTS_PER_OWNER,
+          async () => (await deps.alerts.listByOwner(owner)).length,
+        );
+        if (!reserved) {
+          return toolError(
+            `You have ${MAX_ALERTS_PER_OWNER} alerts, the most allowed; delete one with delete_alert first.`,
+          );
+        }
         const alert: Alert = {
           id,
           owner: owner,
@@ -110,7 +116,12 @@ export const registerCreateAlert: ToolRegistrar = (server, deps) => {
           lastFiredObservedAt: null,
           firings: [],
         };
-        await deps.alerts.put(alert);
+        try {
+          await deps.alerts.put(alert);
+        } catch (error: unknown) {
+          await deps.alertQuota.release(owner).catch(() => undefined);
+          throw error;
+        }
         return ok(
           OutputSchema,
           {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { guarded, ok, requireScope, type ToolRegistrar, toolError } from '../tool-kit.ts';
+import { guarded, liberal, ok, requireScope, type ToolRegistrar, toolError } from '../tool-kit.ts';
 
 const InputSchema = z.object({
   alert_id: z
@@ -17,7 +17,7 @@ export const registerDeleteAlert: ToolRegistrar = (server, deps) => {
       title: 'Delete an alert',
       description:
         'Deletes one of your alerts and its firing history. Requires a Pro plan (sign-in, scope "alerts").',
-      inputSchema: InputSchema,
+      inputSchema: liberal(InputSchema),
       outputSchema: OutputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
@@ -29,6 +29,7 @@ export const registerDeleteAlert: ToolRegistrar = (server, deps) => {
         if (!(await deps.alerts.delete(owner, input.alert_id))) {
           return toolError(`You have no alert ${input.alert_id}; list_alerts shows yours.`);
         }
+        await deps.alertQuota.release(owner);
         return ok(
           OutputSchema,
           { generatedAt: new Date(deps.clock.now()).toISOString(), deleted: input.alert_id },

@@ -5,6 +5,7 @@ import { EXPORTS_PREFIX } from '../../core/stores.ts';
 import {
   findPublishedPort,
   guarded,
+  liberal,
   requireScope,
   type ToolRegistrar,
   toolError,
@@ -76,7 +77,7 @@ export const registerExportObservations: ToolRegistrar = (server, deps) => {
         `Observations (waits in minutes, observedAt in UTC, source) of 1-${MAX_PORTS} crossings over up to ${RETENTION_HOURS} hours ` +
         'as CSV or JSON. Small exports come inline as an embedded resource; larger ones as a resource link ' +
         'to a download URL that expires (15 minutes by default). Requires a Business plan (sign-in, scope "history").',
-      inputSchema: InputSchema,
+      inputSchema: liberal(InputSchema),
       outputSchema: OutputSchema,
       annotations: {
         readOnlyHint: true,

@@ -6,6 +6,7 @@ import { ObservationsQuerySchema } from '../../core/queries.ts';
 import {
   findPublishedPort,
   guarded,
+  liberal,
   loadCurrent,
   ok,
   READ_ONLY,
@@ -54,7 +55,7 @@ export const registerGetCurrentWaits: ToolRegistrar = (server, deps) => {
         '(Mexico-bound waits have no official feed). Each lane has its own observedAt, age in minutes and ' +
         'freshness (fresh up to 75 min, stale up to 180 min, then expired); statuses such as update-pending ' +
         'or lanes-closed are kept, never turned into 0. Filter by direction, mode or lane. Anonymous.',
-      inputSchema: InputSchema,
+      inputSchema: liberal(InputSchema),
       outputSchema: OutputSchema,
       annotations: READ_ONLY,
     },

@@ -4,6 +4,7 @@ import { ObservationsQuerySchema } from '../../core/queries.ts';
 import {
   findPublishedPort,
   guarded,
+  liberal,
   loadAverages,
   ok,
   READ_ONLY,
@@ -88,7 +89,7 @@ export const registerGetWaitHistory: ToolRegistrar = (server, deps) => {
         'hours, oldest first, plus the hourly averages (mean and exact median) by port-local day of week and hour with sample counts. ' +
         `At most ${MAX_HISTORY} observations per call: when nextCursor is not null, call again with cursor = nextCursor for the next ` +
         'page (every observation of the window comes exactly once). Requires a Business plan (sign-in, scope "history").',
-      inputSchema: InputSchema,
+      inputSchema: liberal(InputSchema),
       outputSchema: OutputSchema,
       annotations: READ_ONLY,
     },

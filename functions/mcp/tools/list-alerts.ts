@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { guarded, ok, READ_ONLY, requireScope, type ToolRegistrar } from '../tool-kit.ts';
+import { guarded, liberal, ok, READ_ONLY, requireScope, type ToolRegistrar } from '../tool-kit.ts';
 import { AlertViewSchema, alertView } from './alert-schema.ts';
 
 const OutputSchema = z.object({
@@ -16,7 +16,7 @@ export const registerListAlerts: ToolRegistrar = (server, deps) => {
       description:
         'Your alerts with their recent firings (time, wait in minutes, the reading observedAt, webhook ' +
         'delivery status and attempts). Only your own alerts. Requires a Pro plan (sign-in, scope "alerts").',
-      inputSchema: z.object({}),
+      inputSchema: liberal(z.object({})),
       outputSchema: OutputSchema,
       annotations: READ_ONLY,
     },

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { searchCrossings } from '../../core/crossings.ts';
 import { BORDERS, DIRECTIONS } from '../../core/model.ts';
 import { PortsQuerySchema } from '../../core/queries.ts';
-import { guarded, loadPorts, ok, READ_ONLY, type ToolRegistrar } from '../tool-kit.ts';
+import { guarded, liberal, loadPorts, ok, READ_ONLY, type ToolRegistrar } from '../tool-kit.ts';
 
 const InputSchema = PortsQuerySchema.extend({
   query: z
@@ -66,7 +66,7 @@ export const registerSearchCrossings: ToolRegistrar = (server, deps) => {
         'US state, border, or near a latitude/longitude. Returns ids and slugs for the other tools, time zones ' +
         'and locations (null when no public source gives one). Static catalogue data, no wait times. ' +
         'Anonymous: no sign-in needed.',
-      inputSchema: InputSchema,
+      inputSchema: liberal(InputSchema),
       outputSchema: OutputSchema,
       annotations: READ_ONLY,
     },

@@ -104,8 +104,8 @@ describe('fixed windows', () => {
   const memory = (): LimitStore => {
     const counts = new Map<string, number>();
     return {
-      async hit(subject, start) {
-        const count = (counts.get(`${subject}#${start}`) ?? 0) + 1;
+      async hit(subject, start, _expires, amount) {
+        const count = (counts.get(`${subject}#${start}`) ?? 0) + amount;
         counts.set(`${subject}#${start}`, count);
         return count;
       },
@@ -131,6 +131,16 @@ describe('fixed windows', () => {
     });
     expect(limitHeaders(decisions[3] as (typeof decisions)[number])['retry-after']).toBe('30');
     expect((await consume(store, policy, 'KEY#k', at + 30_000)).admitted).toBe(true);
+  });
+
+  it('count a batch as many requests: admitted only when all of it fits', async () => {
+    const store = memory();
+    const at = Date.parse('2026-11-18T20:10:30Z');
+    const two = await consume(store, policy, 'MCPIP#a', at, 2);
+    expect(two).toMatchObject({ admitted: true, remaining: 1 });
+    expect((await consume(store, policy, 'MCPIP#a', at, 2)).admitted).toBe(false);
+    expect((await consume(store, policy, 'MCPIP#b', at, 60)).admitted).toBe(false);
+    await expect(consume(store, policy, 'MCPIP#c', at, 0)).rejects.toThrow(RangeError);
   });
 
   it('write several policies in one RateLimit-Policy field', () => {
