@@ -49,7 +49,12 @@ const serverErrors: string[] = [];
 
 /** fetch that records what the server answered, for the "never a 5xx" half of the property. */
 const recordingFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
+  // On a loaded machine the server may close an idle keep-alive connection just as the client
+  // reuses it (ECONNRESET before any answer, so nothing ran): such a request is sent once more.
+  const response = await fetch(input, init).catch((error: unknown) => {
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw error;
+    return fetch(input, init);
+  });
   statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
   if (response.status >= 500) {
     serverErrors.push(
