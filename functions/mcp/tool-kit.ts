@@ -245,3 +245,15 @@ export function liberal<S extends z.ZodObject>(schema: S): S {
   });
   return wrapped;
 }
+
+/** A forecast method's track record at one horizon, as the forecast tools return it. */
+export const SkillSchema = z
+  .object({
+    mae: z.number().nullable(),
+    bias: z.number().nullable(),
+    coverage: z.number().nullable(),
+    n: z.number().int(),
+  })
+  .describe(
+    'Track record (28 days) of the published forecasts at this horizon: MAE and bias in minutes, 80% interval coverage',
+  );
