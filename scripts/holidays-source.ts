@@ -1,9 +1,14 @@
-/** The holiday table as `date-holidays` computes it (the generator and the test's oracle). */
-export const HOLIDAY_YEARS = { first: 2020, last: 2045 } as const;
-export const HOLIDAY_COUNTRY_CODES = ['US', 'MX', 'CA'] as const;
-
+/**
+ * The public holidays of the US, Mexico and Canada as `date-holidays` computes them (type
+ * `public`): what `npm run holidays` writes into functions/core/holidays-data.ts, and the oracle
+ * its test compares the table with.
+ */
 import Holidays from 'date-holidays';
 
+export const HOLIDAY_YEARS = { first: 2024, last: 2036 } as const;
+export const HOLIDAY_COUNTRY_CODES = ['US', 'MX', 'CA'] as const;
+
+/** Country -> year -> local date -> name (the first holiday of a date when two share it). */
 export function publicHolidaysFromLibrary(): Record<string, Record<number, Record<string, string>>> {
   const table: Record<string, Record<number, Record<string, string>>> = {};
   for (const country of HOLIDAY_COUNTRY_CODES) {

@@ -17,7 +17,7 @@ import {
   PROFILE_MIN_SAMPLES,
   SLOT_MS,
 } from './forecast.ts';
-import { type Border, DIRECTIONS, LANES, MODES } from './model.ts';
+import { type Border, DIRECTIONS, LANES, MODES, OBSERVATION_CSV_COLUMNS } from './model.ts';
 import { medianOf } from './rollups.ts';
 import {
   addRecord,
@@ -34,19 +34,6 @@ import {
   type Tally,
   utcDate,
 } from './skill.ts';
-
-export const CSV_COLUMNS = [
-  'portId',
-  'direction',
-  'mode',
-  'lane',
-  'status',
-  'delayMinutes',
-  'lanesOpen',
-  'maxLanes',
-  'observedAt',
-  'source',
-] as const;
 
 /** A malformed input, with the line it is on (1 = the header). */
 export class BacktestInputError extends Error {
@@ -129,7 +116,7 @@ export function parseObservationsCsv(text: string): BacktestRow[] {
   const missing = required.filter((name) => !index.has(name));
   if (missing.length > 0) {
     throw new BacktestInputError(
-      `line 1: the header lacks ${missing.join(', ')}; the first row must name the columns export_observations writes (${CSV_COLUMNS.join(',')})`,
+      `line 1: the header lacks ${missing.join(', ')}; the first row must name the columns export_observations writes (${OBSERVATION_CSV_COLUMNS.join(',')})`,
     );
   }
   const rows: BacktestRow[] = [];

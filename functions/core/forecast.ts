@@ -14,7 +14,7 @@
  * Intervals: empirical 10th and 90th percentiles of the method's own past relative errors on the
  * lane and horizon ({@link intervalFor}).
  */
-import { PUBLIC_HOLIDAYS } from './holidays-data.ts';
+import { publicHolidayOn } from './holidays.ts';
 import type { Border, Direction, HourlyAverage, Lane, Mode } from './model.ts';
 import { utcToZoned } from './time.ts';
 
@@ -106,13 +106,12 @@ export const HOLIDAY_COUNTRIES: Readonly<Record<Border, readonly string[]>> = {
 
 /**
  * The public holiday on a port-local date in any country of the border, or null. From the table
- * `npm run holidays` writes from `date-holidays` (type `public`), which covers `HOLIDAY_YEARS`.
+ * `npm run holidays` writes from `date-holidays` (type `public`; see holidays.ts).
  */
 export function holidayOn(localDate: string, border: Border): string | null {
-  const year = Number(localDate.slice(0, 4));
   const names = HOLIDAY_COUNTRIES[border]
     .map((country) => {
-      const name = PUBLIC_HOLIDAYS[country]?.[year]?.[localDate];
+      const name = publicHolidayOn(country, localDate);
       return name === undefined ? undefined : `${name} (${country})`;
     })
     .filter((name): name is string => name !== undefined);

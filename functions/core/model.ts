@@ -231,3 +231,17 @@ export interface ServiceEvent {
   title: string;
   description: string;
 }
+
+/** The columns of the observations CSV: what export_observations writes and the backtest reads. */
+export const OBSERVATION_CSV_COLUMNS = [
+  'portId',
+  'direction',
+  'mode',
+  'lane',
+  'status',
+  'delayMinutes',
+  'lanesOpen',
+  'maxLanes',
+  'observedAt',
+  'source',
+] as const;

@@ -52,7 +52,7 @@ beforeAll(async () => {
     stack.clock.set(ms);
     await stack.service.ingestNow();
   }
-}, 300_000);
+}, 600_000);
 
 afterAll(async () => {
   await stack?.stop();

@@ -12,6 +12,7 @@ import {
   loadForecast,
   ok,
   READ_ONLY,
+  SkillSchema,
   type ToolRegistrar,
   toolError,
   unknownPort,
@@ -49,17 +50,6 @@ const InputSchema = z.object({
       "A departure window today in the port's time zone (within the next 6 hours): answered from the forecast",
     ),
 });
-
-const SkillSchema = z
-  .object({
-    mae: z.number().nullable(),
-    bias: z.number().nullable(),
-    coverage: z.number().nullable(),
-    n: z.number().int(),
-  })
-  .describe(
-    'Track record (28 days) of the published forecasts at this horizon: MAE and bias in minutes, 80% interval coverage',
-  );
 
 const OptionSchema = z.object({
   at: z.string().describe('Target time (UTC)'),

@@ -12,6 +12,7 @@ import {
   loadPorts,
   ok,
   READ_ONLY,
+  SkillSchema,
   type ToolRegistrar,
   toolError,
   unknownPort,
@@ -65,17 +66,6 @@ const InputSchema = z.object({
     .optional()
     .describe('Arrival in this many minutes (0-360): also rank by the forecast wait then'),
 });
-
-const SkillSchema = z
-  .object({
-    mae: z.number().nullable(),
-    bias: z.number().nullable(),
-    coverage: z.number().nullable(),
-    n: z.number().int(),
-  })
-  .describe(
-    'Track record (28 days) of the published forecasts at this horizon: MAE and bias in minutes, 80% interval coverage',
-  );
 
 const OutputSchema = z.object({
   generatedAt: z.string(),

@@ -1,5 +1,12 @@
 import * as z from 'zod';
-import { DIRECTIONS, LANES, MODES, type Observation, RETENTION_HOURS } from '../../core/model.ts';
+import {
+  DIRECTIONS,
+  LANES,
+  MODES,
+  OBSERVATION_CSV_COLUMNS,
+  type Observation,
+  RETENTION_HOURS,
+} from '../../core/model.ts';
 import { PortIdSchema } from '../../core/queries.ts';
 import { EXPORTS_PREFIX } from '../../core/stores.ts';
 import {
@@ -14,18 +21,6 @@ import {
 
 const MAX_PORTS = 10;
 const MAX_ROWS = 100_000;
-const COLUMNS = [
-  'portId',
-  'direction',
-  'mode',
-  'lane',
-  'status',
-  'delayMinutes',
-  'lanesOpen',
-  'maxLanes',
-  'observedAt',
-  'source',
-] as const;
 
 const InputSchema = z.object({
   port_ids: z.array(PortIdSchema).min(1).max(MAX_PORTS).describe(`1-${MAX_PORTS} crossings (ids or slugs)`),
@@ -63,8 +58,8 @@ function csvCell(value: unknown): string {
 }
 
 export function toCsv(rows: readonly Observation[]): string {
-  const lines = [COLUMNS.join(',')];
-  for (const row of rows) lines.push(COLUMNS.map((c) => csvCell(row[c])).join(','));
+  const lines = [OBSERVATION_CSV_COLUMNS.join(',')];
+  for (const row of rows) lines.push(OBSERVATION_CSV_COLUMNS.map((c) => csvCell(row[c])).join(','));
   return `${lines.join('\r\n')}\r\n`;
 }
 
