@@ -75,6 +75,8 @@ export const IngestConfigSchema = z.extend(StoreConfigSchema, {
   CBSA_FEED_URL: url('https://www.cbsa-asfc.gc.ca/bwt-taf/bwt-eng.csv'),
   FEED_TIMEOUT_MS: positiveInt(15_000),
   FEED_MAX_BYTES: positiveInt(5 * 1024 * 1024),
+  /** Time the forecast step may take in one ingest cycle; ports not reached wait for the next. */
+  FORECAST_BUDGET_MS: positiveInt(20_000),
 });
 
 export const ApiConfigSchema = z.extend(StoreConfigSchema, {

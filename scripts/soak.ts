@@ -344,13 +344,18 @@ try {
         .flatMap((c) => c.outcomes.filter((o) => o.source === fault.feed));
       await runCycle();
       const recovery = await runCycle(); // started after the fault was cleared
+      const c = compare(before, after, fault);
       results.push({
         fault,
         windowMs: clearedAt - setAt,
         under: outcomeText(under),
         recovered: outcomeText(recovery.outcomes.filter((o) => o.source === fault.feed)),
-        comparison: compare(before, after, fault),
+        comparison: c,
       });
+      const kept = c.lost.length + c.movedBack.length + c.changed.length === 0;
+      console.log(
+        `soak: ${((Date.now() - started) / 60_000).toFixed(1)} min, round ${round + 1}, ${fault.feed} ${fault.name}: ${kept ? 'data kept' : 'DATA LOST'}; ${tally.total()} requests, ${tally.failures()} 5xx or unanswered`,
+      );
     }
     round += 1;
   }

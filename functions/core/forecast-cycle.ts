@@ -13,6 +13,7 @@
  */
 import { mapLimit } from './concurrency.ts';
 import {
+  HORIZONS_MINUTES,
   type IssuedPort,
   issuePort,
   type LaneId,
@@ -53,8 +54,8 @@ export interface ForecastStore {
   /** Whether the slot's cycle finished. */
   cycleDone(slot: string): Promise<boolean>;
   markCycle(slot: string): Promise<void>;
-  /** A port's issues with `from <= issuedAt <= to` (ISO), oldest first. */
-  pending(portId: string, from: string, to: string): Promise<IssuedPort[]>;
+  /** A port's stored issues of the given slots (ISO `issuedAt`); missing ones are left out. */
+  pending(portId: string, issuedAt: readonly string[]): Promise<IssuedPort[]>;
   /** Stores an issue unless one exists for its port and slot; returns the stored one. */
   putPending(issue: IssuedPort): Promise<IssuedPort>;
   /** A port's records of target dates `>= fromDate`. */
@@ -86,11 +87,18 @@ export interface ForecastDeps {
   documents: DocumentStore;
   clock: Clock;
   log?: (line: string) => void;
+  /** Ports not started within this many ms are left to the next cycle (the slot stays open). */
+  budgetMs?: number;
 }
+
+/** The forecast step's default share of an ingest cycle (the ingest function has 50 s). */
+export const FORECAST_BUDGET_MS = 20_000;
 
 export interface ForecastOutcome {
   slot: string;
   skipped: boolean;
+  /** Ports left to the next cycle by the time budget. */
+  deferred: number;
   ports: number;
   lanes: number;
   scored: number;
@@ -125,7 +133,13 @@ export async function forecastPort(
   const targets = dueTargets(slotMs, new Map(days.map((day) => [day.date, day.through])));
   const earliest = Math.min(targets[0] ?? slotMs, slotMs - SCORE_BACKLOG_MS);
   const [pending, observations] = await Promise.all([
-    deps.forecasts.pending(port.id, new Date(earliest - 6 * 3_600_000).toISOString(), slot),
+    // Only the issues aimed at the due targets, and the slot's own (a rerun reads it back).
+    deps.forecasts.pending(port.id, [
+      ...new Set([
+        ...targets.flatMap((t) => HORIZONS_MINUTES.map((h) => new Date(t - h * 60_000).toISOString())),
+        slot,
+      ]),
+    ]),
     deps.observations.query(
       port.id,
       Math.min(earliest - MAX_ACTUAL_AGE_MS, slotMs - MAX_READING_AGE_MS),
@@ -147,10 +161,12 @@ export async function forecastPort(
         for (const series of Object.values(horizons)) scored += series.model?.n ?? 0;
     }
   }
-  // Dates whose targets scored nothing still move `through`, so they are not looked at again.
+  // Dates whose targets scored nothing still move `through` of a record that exists, so they are
+  // not looked at again (a port with nothing scored yet writes nothing).
   for (const date of new Set(targets.map(utcDate))) {
     if (contributions.has(date)) continue;
     const previous = byDate.get(date);
+    if (!previous) continue;
     const through = new Date(Math.max(...targets.filter((t) => utcDate(t) === date))).toISOString();
     const next: SkillDay = { date, through, lanes: previous?.lanes ?? {} };
     if (await deps.forecasts.putSkillDay(port.id, next, previous?.through ?? null)) byDate.set(date, next);
@@ -185,7 +201,8 @@ async function settledWindow(forecasts: ForecastStore, portId: string, slotMs: n
   if (stored && stored.from === from && stored.to === to) return stored;
   const days = (await forecasts.skillDays(portId, from)).filter((day) => day.date <= to);
   const window: SkillWindow = { from, to, lanes: mergeRecords(days.map((day) => day.lanes)) };
-  await forecasts.putWindow(portId, window);
+  // Nothing settled yet: nothing to keep (the next slot looks again, one query).
+  if (days.length > 0 || stored) await forecasts.putWindow(portId, window);
   return window;
 }
 
@@ -194,9 +211,14 @@ const MODE_ORDER = ['passenger', 'pedestrian', 'commercial'];
 
 /** Runs the slot of `clock.now()` unless it is done: every port, then the summary, then the mark. */
 export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutcome> {
+  const started = performance.now();
   const slotMs = slotOf(deps.clock.now());
   const slot = new Date(slotMs).toISOString();
-  if (await deps.forecasts.cycleDone(slot)) return { slot, skipped: true, ports: 0, lanes: 0, scored: 0 };
+  if (await deps.forecasts.cycleDone(slot)) {
+    return { slot, skipped: true, deferred: 0, ports: 0, lanes: 0, scored: 0 };
+  }
+  const deadline = started + (deps.budgetMs ?? FORECAST_BUDGET_MS);
+  let deferred = 0;
   const { readings, ports: states } = await deps.latest.all();
   const lanesByPort = new Map<string, Map<string, LaneId>>();
   for (const r of readings) {
@@ -210,9 +232,13 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   let lanesIssued = 0;
   let scored = 0;
   const records: PortRecord[] = [];
-  const leaves = await mapLimit(ports, 4, async (port): Promise<BuiltDocument[]> => {
+  const leaves = await mapLimit(ports, 8, async (port): Promise<BuiltDocument[]> => {
     const laneMap = lanesByPort.get(port.id);
     if (!laneMap) return buildForecastDocuments(port, portForecastBody(port.id, null, {}), generatedAt);
+    if (performance.now() > deadline) {
+      deferred++;
+      return [];
+    }
     const lanes = [...laneMap.values()].sort(
       (a, b) =>
         a.direction.localeCompare(b.direction) ||
@@ -227,6 +253,10 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   });
   // Per-port leaves first, then the index that summarises them.
   await mapLimit(leaves.flat(), 8, (doc) => put(deps.documents, doc));
+  if (deferred > 0) {
+    deps.log?.(`forecast slot=${slot} ${deferred} ports left to the next cycle (time budget)`);
+    return { slot, skipped: false, deferred, ports: ports.length, lanes: lanesIssued, scored };
+  }
   await put(
     deps.documents,
     buildDocument(
@@ -237,8 +267,10 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
     ),
   );
   await deps.forecasts.markCycle(slot);
-  deps.log?.(`forecast slot=${slot} ports=${ports.length} lanes=${lanesIssued} scored=${scored}`);
-  return { slot, skipped: false, ports: ports.length, lanes: lanesIssued, scored };
+  deps.log?.(
+    `forecast slot=${slot} ports=${ports.length} lanes=${lanesIssued} scored=${scored} ms=${Math.round(performance.now() - started)}`,
+  );
+  return { slot, skipped: false, deferred: 0, ports: ports.length, lanes: lanesIssued, scored };
 }
 
 function put(documents: DocumentStore, doc: BuiltDocument) {

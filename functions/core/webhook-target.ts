@@ -7,10 +7,9 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * IPv6 is reachable only in global unicast (2000::/3, RFC 4291): this leaves out `::/96` (the
- * deprecated IPv4-compatible form, `::7f00:1` is 127.0.0.1), `::ffff:0:0/96` and `::ffff:0:0:0/96`
- * (IPv4-mapped and -translated), `64:ff9b::/96` (NAT64) sits outside too, and everything else
- * that is not a public address.
+ * IPv6 is reachable only in global unicast (2000::/3, RFC 4291). Besides ipaddr.js's named ranges,
+ * this leaves out `::/96`, the deprecated IPv4-compatible form (`::7f00:1` is 127.0.0.1), which
+ * ipaddr.js calls plain unicast.
  */
 const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 

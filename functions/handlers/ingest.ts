@@ -73,7 +73,13 @@ export function createIngestHandler(
         now: Date.now,
       },
       async () => {
-        const outcomes = await runIngestCycle({ ...stores, sources, clock, log });
+        const outcomes = await runIngestCycle({
+          ...stores,
+          sources,
+          clock,
+          log,
+          forecastBudgetMs: config.FORECAST_BUDGET_MS,
+        });
         countOutcomes(metrics, outcomes);
         metrics.flush();
         // After the cycle, on whatever the latest readings now are: stale ones never fire.

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import type { AlertQuota } from '../core/alert-quota.ts';
 import type { AlertStore } from '../core/alerts.ts';
 import { PORTS } from '../core/catalogue.ts';
+import { InvalidQueryError, NotFoundError } from '../core/errors.ts';
 import type { PortForecastBody } from '../core/forecast-views.ts';
 import type { HourlyAverage } from '../core/model.ts';
 import type { ReadApi } from '../core/read-api.ts';
@@ -56,11 +57,16 @@ export function toolError(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-/** Catches store and network failures so no internal message reaches the client. */
+/**
+ * Catches store and network failures so no internal message reaches the client. A query the core
+ * refuses (a bad cursor, an unknown port) is the caller's to fix: its message, written for users,
+ * is the tool error.
+ */
 export async function guarded(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await run();
   } catch (error: unknown) {
+    if (error instanceof InvalidQueryError || error instanceof NotFoundError) return toolError(error.message);
     console.error('mcp tool failed', error);
     return toolError('The wait-time store is unavailable right now; try again in a minute.');
   }

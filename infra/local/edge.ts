@@ -37,6 +37,27 @@ export function createMemoryLimitStore(): LimitStore {
 // against its cached copy. (s3rver also leaves the object's file open on every 304 it answers.)
 const FORWARDED_REQUEST_HEADERS = ['range'];
 
+/**
+ * One object from the S3 stand-in, read to the end. s3rver overwrites an object in place (S3
+ * replaces it atomically), so a read that meets the publisher's write can fail with a 500 or a body
+ * cut short: such a read is tried again, up to three times.
+ */
+async function readFromS3(url: string, init: RequestInit): Promise<{ upstream: Response; content: Buffer }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const upstream = await fetch(url, init);
+    if (upstream.status >= 500 && attempt < 3) {
+      await upstream.body?.cancel();
+      await new Promise((done) => setTimeout(done, 20 * attempt));
+      continue;
+    }
+    try {
+      return { upstream, content: Buffer.from(await upstream.arrayBuffer()) };
+    } catch (error: unknown) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
 /** RFC 9110 section 13.1: If-None-Match (weak comparison) decides, else If-Modified-Since. */
 export function notModified(request: IncomingMessage['headers'], response: Headers): boolean {
   const etag = response.get('etag');
@@ -106,13 +127,12 @@ export function createEdge(deps: EdgeDeps) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    const upstream = await fetch(`${deps.s3Endpoint}/${bucket}${encodeURI(key)}`, {
+    const { upstream, content } = await readFromS3(`${deps.s3Endpoint}/${bucket}${encodeURI(key)}`, {
       method: req.method === 'HEAD' ? 'HEAD' : 'GET',
       headers,
     });
     const out: Record<string, string> = { ...EDGE_RESPONSE_HEADERS, ...limit };
     if (upstream.status === 404 || upstream.status === 403) {
-      await upstream.body?.cancel();
       const body = JSON.stringify(
         problem(
           'not-found',
@@ -136,8 +156,6 @@ export function createEdge(deps: EdgeDeps) {
       deps.log(`edge: S3 answered ${upstream.status} for ${bucket}${key}`);
     }
     if (upstream.status === 200 && notModified(req.headers, upstream.headers)) {
-      // Read to the end, so the origin connection stays reusable.
-      await upstream.arrayBuffer();
       delete out['content-type'];
       delete out['content-length'];
       res.writeHead(304, out);
@@ -145,12 +163,7 @@ export function createEdge(deps: EdgeDeps) {
       return;
     }
     res.writeHead(upstream.status, out);
-    if (req.method === 'HEAD' || !upstream.body) {
-      await upstream.body?.cancel();
-      res.end();
-      return;
-    }
-    res.end(Buffer.from(await upstream.arrayBuffer()));
+    res.end(req.method === 'HEAD' ? undefined : content);
   }
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

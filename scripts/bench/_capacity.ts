@@ -10,6 +10,8 @@ const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGe
 export interface CapacityMeter {
   read: number;
   write: number;
+  /** Units per table. */
+  tables: Map<string, { read: number; write: number }>;
   reset(): void;
 }
 
@@ -17,9 +19,11 @@ export function meterCapacity(doc: DynamoDBDocumentClient): CapacityMeter {
   const meter: CapacityMeter = {
     read: 0,
     write: 0,
+    tables: new Map(),
     reset() {
       meter.read = 0;
       meter.write = 0;
+      meter.tables.clear();
     },
   };
   doc.middlewareStack.add(
@@ -27,14 +31,19 @@ export function meterCapacity(doc: DynamoDBDocumentClient): CapacityMeter {
       (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
       const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const units = [consumed]
-        .flat()
-        .reduce(
-          (sum: number, c) => sum + Number((c as { CapacityUnits?: number } | undefined)?.CapacityUnits ?? 0),
-          0,
-        );
-      if (READS.has(String(context.commandName))) meter.read += units;
-      else meter.write += units;
+      const isRead = READS.has(String(context.commandName));
+      for (const c of [consumed].flat() as ({ CapacityUnits?: number; TableName?: string } | undefined)[]) {
+        const units = Number(c?.CapacityUnits ?? 0);
+        const table = meter.tables.get(String(c?.TableName)) ?? { read: 0, write: 0 };
+        if (isRead) {
+          meter.read += units;
+          table.read += units;
+        } else {
+          meter.write += units;
+          table.write += units;
+        }
+        meter.tables.set(String(c?.TableName), table);
+      }
       return result;
     },
     { step: 'initialize', name: 'benchConsumedCapacity' },

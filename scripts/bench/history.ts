@@ -81,6 +81,9 @@ interface Figures {
   cycleMs: number;
   cycleRcu: number;
   cycleWcu: number;
+  /** Units of the two history tables (observations and rollups) alone. */
+  historyRcu: number;
+  historyWcu: number;
   newObservations: number;
   queryMedianMs: number;
   queryP99Ms: number;
@@ -157,6 +160,13 @@ async function level(days: number, layout: Layout): Promise<Figures> {
     const cycles: number[] = [];
     const rcu: number[] = [];
     const wcu: number[] = [];
+    const historyRcu: number[] = [];
+    const historyWcu: number[] = [];
+    const historyUnits = (kind: 'read' | 'write') =>
+      [TABLES.observations.name, TABLES.rollups.name].reduce(
+        (sum, name) => sum + (capacity.tables.get(name)?.[kind] ?? 0),
+        0,
+      );
     let newObservations = 0;
     for (let i = 1; i <= CYCLES; i++) {
       nowMs = START + i * HOUR;
@@ -169,6 +179,8 @@ async function level(days: number, layout: Layout): Promise<Figures> {
       cycles.push(performance.now() - started);
       rcu.push(capacity.read);
       wcu.push(capacity.write);
+      historyRcu.push(historyUnits('read'));
+      historyWcu.push(historyUnits('write'));
       rollup.push(timers.rollup);
       averages.push(timers.averages);
       newObservations += outcomes.reduce((sum, o) => sum + o.newObservations, 0);
@@ -213,6 +225,8 @@ async function level(days: number, layout: Layout): Promise<Figures> {
       cycleMs: median(cycles),
       cycleRcu: median(rcu),
       cycleWcu: median(wcu),
+      historyRcu: median(historyRcu),
+      historyWcu: median(historyWcu),
       newObservations: Math.round(newObservations / CYCLES),
       queryMedianMs: median(queries),
       queryP99Ms: percentile(queries, 99),
@@ -240,7 +254,7 @@ console.log(
     `wait-observations?port_id=${BUSY_PORT}&hours=336 (every page) x${QUERIES}`,
 );
 console.log(
-  'layout  days  seed(s)  new obs  rollup ms  averages ms  cycle ms  RCU/cycle  WCU/cycle | 336h query: stored  returned  median ms  p99 ms  RCU',
+  'layout  days  seed(s)  new obs  rollup ms  averages ms  cycle ms  RCU/cycle (history)  WCU/cycle (history) | 336h query: stored  returned  median ms  p99 ms  RCU',
 );
 const results: Figures[] = [];
 for (const layout of LAYOUTS) {
@@ -250,7 +264,7 @@ for (const layout of LAYOUTS) {
     console.log(
       `${f.layout.padEnd(6)}  ${String(f.days).padStart(4)}  ${f.seedSeconds.toFixed(1).padStart(7)}  ${String(f.newObservations).padStart(7)}  ` +
         `${f.rollupMs.toFixed(0).padStart(9)}  ${f.averagesMs.toFixed(0).padStart(11)}  ${f.cycleMs.toFixed(0).padStart(8)}  ` +
-        `${f.cycleRcu.toFixed(1).padStart(9)}  ${f.cycleWcu.toFixed(1).padStart(9)} | ` +
+        `${`${f.cycleRcu.toFixed(1)} (${f.historyRcu.toFixed(1)})`.padStart(19)}  ${`${f.cycleWcu.toFixed(1)} (${f.historyWcu.toFixed(1)})`.padStart(19)} | ` +
         `${String(f.queryStored).padStart(18)}  ${String(f.queryReturned).padStart(8)}  ${f.queryMedianMs.toFixed(1).padStart(9)}  ` +
         `${f.queryP99Ms.toFixed(1).padStart(6)}  ${f.queryRcu.toFixed(1).padStart(5)}`,
     );
@@ -273,8 +287,10 @@ for (const days of LEVELS) {
   const packed = results.find((f) => f.layout === 'packed' && f.days === days);
   if (legacy && packed) {
     console.log(
-      `${days} days, legacy / packed: RCU per cycle x${(legacy.cycleRcu / packed.cycleRcu).toFixed(1)}, ` +
-        `WCU per cycle x${(legacy.cycleWcu / packed.cycleWcu).toFixed(1)}, RCU per 336 h query x${(legacy.queryRcu / packed.queryRcu).toFixed(1)}`,
+      `${days} days, legacy / packed: RCU per cycle x${(legacy.cycleRcu / packed.cycleRcu).toFixed(1)} ` +
+        `(history tables x${(legacy.historyRcu / packed.historyRcu).toFixed(1)}), ` +
+        `WCU per cycle x${(legacy.cycleWcu / packed.cycleWcu).toFixed(1)} (history tables x${(legacy.historyWcu / packed.historyWcu).toFixed(1)}), ` +
+        `RCU per 336 h query x${(legacy.queryRcu / packed.queryRcu).toFixed(1)}`,
     );
   }
 }

@@ -42,8 +42,11 @@ type CurrentPort = PublishedPort & { current: Current };
 
 /** Page budget: the page's own HTML+CSS+JS+icons (not the API data it fetches). */
 const BUDGET = { totalBytes: 60_000, scriptBytes: 15_000 };
+const SAN_YSIDRO = '250401';
 /** Browser steps under a loaded machine: generous, never a measure of speed. */
 const SLOW = 60_000;
+/** `expect.poll` with the same generous wait (its default is one second). */
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: SLOW, interval: 100 });
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -88,6 +91,9 @@ describe.skipIf(skipReason !== '')(
       const { startStack } = await import('../integration/stack.ts');
       // A high edge limit: one browser opens many pages from one address.
       stack = await startStack({ atMs: AT, env: { EDGE_RATE_LIMIT_PER_MINUTE: '100000' } });
+      // Three weeks of San Ysidro's history, loaded before the first ingest (into the empty
+      // rollups, before the service caches any summary), give the forecaster its profile.
+      await seedHistory(SAN_YSIDRO, 21);
       await stack.service.ingestNow();
       const { body } = await stack.json<{ ports: CurrentPort[] }>('/api/v1/port-current?include=ports');
       ports = body.ports;
@@ -172,7 +178,7 @@ describe.skipIf(skipReason !== '')(
         (n, p) => n + p.current.lanes.filter((l) => l.mode === 'passenger' && l.lane === 'standard').length,
         0,
       );
-      await expect.poll(() => page.locator('#waits tbody tr').count()).toBe(passenger);
+      await poll(() => page.locator('#waits tbody tr').count()).toBe(passenger);
       expect(await page.locator('#waits tbody tr td:nth-child(3)').allTextContents()).toEqual(
         Array(passenger).fill('Passenger'),
       );
@@ -182,7 +188,7 @@ describe.skipIf(skipReason !== '')(
       await page.selectOption('#f-mode', '');
       await page.selectOption('#f-lane', '');
       const lanes = ports.reduce((n, p) => n + p.current.lanes.length, 0);
-      await expect.poll(() => page.locator('#waits tbody tr').count()).toBe(lanes);
+      await poll(() => page.locator('#waits tbody tr').count()).toBe(lanes);
       for (const port of ports) {
         const rows = page.locator(`#waits tbody tr[data-port-id="${port.id}"]`);
         expect(await rows.count(), port.id).toBe(port.current.lanes.length);
@@ -204,7 +210,7 @@ describe.skipIf(skipReason !== '')(
       const expected = ports
         .filter((p) => p.border === border)
         .reduce((n, p) => n + p.current.lanes.length, 0);
-      await expect.poll(() => page.locator('#waits tbody tr').count()).toBe(expected);
+      await poll(() => page.locator('#waits tbody tr').count()).toBe(expected);
       const ids = await page
         .locator('#waits tbody tr')
         .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-port-id')));
@@ -228,7 +234,7 @@ describe.skipIf(skipReason !== '')(
       const port = ports.find((p) => p.current.lanes.length > 0) as CurrentPort;
       const path = `/ports/${port.slug}/`;
       const page = await open(path, '#lanes tbody tr');
-      await expect.poll(() => page.locator('#lanes tbody tr').count()).toBe(port.current.lanes.length);
+      await poll(() => page.locator('#lanes tbody tr').count()).toBe(port.current.lanes.length);
       expect(await page.locator('#heatmap tbody tr').count()).toBe(7);
       expect(await page.locator('#heatmap td[data-day]').count()).toBe(7 * 24);
       expect(
@@ -240,7 +246,7 @@ describe.skipIf(skipReason !== '')(
         await stack.json<{ medianDelayMinutes: number }[]>(`/api/v1/port-hourly-averages?port_id=${port.id}`)
       ).body;
       expect(averages.length).toBeGreaterThan(0);
-      await expect.poll(() => page.locator('#best li').first().textContent()).toMatch(/median \d/);
+      await poll(() => page.locator('#best li').first().textContent()).toMatch(/median \d/);
       await check(page, path, 'port');
       await page.close();
     });
@@ -275,7 +281,7 @@ describe.skipIf(skipReason !== '')(
     it('the request form shows client-side and server errors', async () => {
       const page = await open('/request-key/', '#key-form');
       await page.click('#key-form button[type=submit]');
-      await expect.poll(() => page.locator('#name-error').textContent()).toContain('required');
+      await poll(() => page.locator('#name-error').textContent()).toContain('required');
       expect(await page.locator('#email-error').textContent()).toContain('required');
       expect(await page.locator('#result [role=alert]').count()).toBe(1);
       await page.screenshot({ path: join(SHOTS, 'request-key-errors.png'), fullPage: true });
@@ -368,7 +374,6 @@ describe.skipIf(skipReason !== '')(
       await page.close();
     });
 
-    const SAN_YSIDRO = '250401';
     /** The published current waits now (earlier tests move the clock and ingest again). */
     const currentPorts = async () =>
       (await stack.json<{ ports: CurrentPort[] }>('/api/v1/port-current?include=ports')).body.ports;
@@ -488,9 +493,9 @@ describe.skipIf(skipReason !== '')(
       const sy = (await currentPorts()).find((p) => p.id === SAN_YSIDRO) as CurrentPort;
       const minutes = passengerStandard(sy, 'into-us')?.delayMinutes;
       const colour = minutes == null ? 'wx' : minutes < 15 ? 'w0' : minutes < 45 ? 'w1' : 'w2';
-      await expect
-        .poll(() => page.locator(`#map a[data-port-id="${SAN_YSIDRO}"] circle`).getAttribute('class'))
-        .toBe(`m ${colour}`);
+      await poll(() =>
+        page.locator(`#map a[data-port-id="${SAN_YSIDRO}"] circle`).getAttribute('class'),
+      ).toBe(`m ${colour}`);
       // The same choices as a list, for keyboard and screen-reader users.
       expect(await page.locator('#map-list li a').count()).toBe(catalogue.filter((p) => p.catalogued).length);
       await check(page, '/map/', 'map');
@@ -520,7 +525,7 @@ describe.skipIf(skipReason !== '')(
       await page.screenshot({ path: join(SHOTS, 'my-crossings.png') });
       // Unstarring removes it again.
       await page.locator(`#mine li[data-port-id="${SAN_YSIDRO}"] [data-star]`).click();
-      await expect.poll(() => page.locator('#mine li').count()).toBe(0);
+      await poll(() => page.locator('#mine li').count()).toBe(0);
       await context.close();
     });
 
@@ -571,7 +576,7 @@ describe.skipIf(skipReason !== '')(
       await page.waitForSelector('#cards li');
       const before = await page.locator('#cards li').first().getAttribute('data-port-id');
       await page.click('#near');
-      await expect.poll(() => page.inputValue('#f-sort')).toBe('near');
+      await poll(() => page.inputValue('#f-sort')).toBe('near');
       expect(await page.locator('#cards li').first().getAttribute('data-port-id')).toBe(nearest?.id);
       expect(before).not.toBe(nearest?.id);
       expect(await page.locator('#cards li').first().locator('.distance').textContent()).toMatch(/^\d+ km$/);
@@ -655,23 +660,20 @@ describe.skipIf(skipReason !== '')(
       const first = doc.lanes[0];
       expect(first?.points).toEqual([]);
       let page = await open(`/ports/${quiet?.slug}/`, '#lanes tbody tr');
-      await expect
-        .poll(() => page.locator('#forecast-none').textContent())
-        .toBe(`No forecast for this lane: ${first?.reason}`);
+      await poll(() => page.locator('#forecast-none').textContent()).toBe(
+        `No forecast for this lane: ${first?.reason}`,
+      );
       await page.close();
       // Before the first forecast step (no document yet), the page says so.
       await deleteData(`v1/port-forecast/${absent?.id}.json`);
       page = await open(`/ports/${absent?.slug}/`, '#lanes tbody tr');
-      await expect
-        .poll(() => page.locator('#forecast-none').textContent())
-        .toBe('No forecast yet for this port.');
+      await poll(() => page.locator('#forecast-none').textContent()).toBe('No forecast yet for this port.');
       await page.close();
     });
 
     it('a port page shows the forecast band once forecasts exist', async () => {
-      // Three weeks of history give the forecaster its hour-of-week profile; then three polls, 15
-      // minutes apart, issue forecasts and score the first ones against the readings that arrived.
-      await seedHistory(SAN_YSIDRO, 21);
+      // With the three weeks of history loaded before the first ingest, three polls 15 minutes apart
+      // issue forecasts and score the first ones against the readings that arrived.
       const start = stack.clock.now();
       for (const minutes of [0, 15, 30]) {
         stack.clock.set(start + minutes * 60_000);
@@ -681,7 +683,10 @@ describe.skipIf(skipReason !== '')(
       const lane = doc.lanes.find(
         (l) => l.direction === 'into-us' && l.mode === 'passenger' && l.lane === 'standard',
       );
-      expect(lane?.points.length, 'published points of San Ysidro passenger standard').toBeGreaterThan(0);
+      expect(
+        lane?.points.length,
+        `published points of San Ysidro passenger standard (${lane?.reason})`,
+      ).toBeGreaterThan(0);
       const sy = (await currentPorts()).find((p) => p.id === SAN_YSIDRO) as CurrentPort;
       const path = `/ports/${sy.slug}/`;
       const page = await open(path, '#forecast-chart svg');
@@ -732,6 +737,7 @@ describe.skipIf(skipReason !== '')(
         mode: string;
         lane: string;
         method: string | null;
+        reason: string | null;
         points: { at: string; delayMinutes: number; low: number; high: number }[];
         skill: { horizonMinutes: number; published: { n: number } }[];
       }[];

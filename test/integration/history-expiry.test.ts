@@ -34,7 +34,7 @@ describe('observations expire after 336 hours; averages stay', () => {
     averagesBefore = (await stack.json<HourlyAverage[]>(`/api/v1/port-hourly-averages?port_id=${PORT}`)).body;
     stack.clock.set(LATER);
     await stack.service.ingestNow();
-  }, 60_000);
+  }, 240_000);
 
   afterAll(async () => {
     await stack?.stop();

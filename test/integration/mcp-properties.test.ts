@@ -49,7 +49,12 @@ const serverErrors: string[] = [];
 
 /** fetch that records what the server answered, for the "never a 5xx" half of the property. */
 const recordingFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
+  // On a loaded machine the server may close an idle keep-alive connection just as the client
+  // reuses it (ECONNRESET before any answer, so nothing ran): such a request is sent once more.
+  const response = await fetch(input, init).catch((error: unknown) => {
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw error;
+    return fetch(input, init);
+  });
   statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
   if (response.status >= 500) {
     serverErrors.push(
@@ -282,8 +287,17 @@ describe('every MCP tool under arbitrary arguments', () => {
         else if (got.isError) tally.errors += 1;
         else tally.results += 1;
         seen.set(name, tally);
-        // An internal error is a 5xx in JSON-RPC clothing.
+        // An internal error is a 5xx in JSON-RPC clothing; so is the store-failure message while
+        // the store is up (the tool caught something it should have answered). A store call can
+        // time out on a loaded machine: the same call again must not fail the same way.
         if (got.kind === 'rpc-error') expect(got.code, `${name} ${JSON.stringify(args)}`).not.toBe(-32603);
+        else if (/unavailable right now/.test(got.text)) {
+          await new Promise((done) => setTimeout(done, 1_000));
+          const again = await answer(identity, era, name, args);
+          if (again.kind === 'result') {
+            expect(again.text, `${name} ${JSON.stringify(args)}`).not.toMatch(/unavailable right now/);
+          }
+        }
         expect(serverErrors.slice(before), `${name} ${JSON.stringify(args)}`).toEqual([]);
       }),
       { numRuns: RUNS, interruptAfterTimeLimit: 280_000, markInterruptAsFailure: true },

@@ -11,6 +11,7 @@ import { PORTS } from '../../functions/core/catalogue.ts';
 import type { Observation } from '../../functions/core/model.ts';
 import { MAX_OBSERVATIONS } from '../../functions/core/queries.ts';
 import { RETENTION_HOURS } from '../../infra/manifest.ts';
+import { callTool, structured, tokenFor } from './mcp-support.ts';
 import { startStack, type TestStack } from './stack.ts';
 
 const HOUR = 3_600_000;
@@ -157,6 +158,47 @@ describe('wait-observations pages', () => {
       expect(seen).toEqual(expected);
     },
   );
+
+  it('get_wait_history pages with cursor and nextCursor through the same window, each observation once', async () => {
+    const token = await tokenFor(stack, 'business');
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let calls = 0;
+    do {
+      const call = await callTool(
+        stack,
+        '2026-07-28',
+        'get_wait_history',
+        { port_id: PORT, hours: 336, include_averages: false, ...(cursor ? { cursor } : {}) },
+        token,
+      );
+      const page = structured<{
+        nextCursor: string | null;
+        truncated: boolean;
+        count: number;
+        observations: Page['observations'];
+      }>(call);
+      expect(page.count).toBe(page.observations.length);
+      expect(page.truncated).toBe(page.nextCursor !== null);
+      seen.push(...page.observations.map(identity));
+      cursor = page.nextCursor;
+      calls += 1;
+    } while (cursor !== null && calls < 100);
+    expect(calls).toBeGreaterThan(1);
+    expect(seen).toEqual(stored.map(identity));
+  }, 120_000);
+
+  it('export_observations exports every observation of the window, past one page', async () => {
+    const token = await tokenFor(stack, 'business');
+    const call = await callTool(
+      stack,
+      '2026-07-28',
+      'export_observations',
+      { port_ids: [PORT], hours: 336, format: 'json' },
+      token,
+    );
+    expect(structured<{ rows: number }>(call).rows).toBe(stored.length);
+  }, 120_000);
 
   it.each([
     ['garbage', 'not-a-cursor'],

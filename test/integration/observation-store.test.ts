@@ -4,10 +4,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Observation } from '../../functions/core/model.ts';
 import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
-import { RETENTION_HOURS } from '../../infra/manifest.ts';
+import { RETENTION_HOURS, TABLES } from '../../infra/manifest.ts';
 
 const HOUR = 3_600_000;
 const NOW = Date.parse('2026-11-21T12:00:00Z');
@@ -62,5 +63,66 @@ describe('observation store', () => {
     const ready = await embedded.stores.observations.query('250401', 0, NOW, { lane: 'ready' }, 5);
     expect(ready.map((o) => o.lane)).toEqual(Array(5).fill('ready'));
     expect(times(ready)).toEqual(times(OBSERVATIONS.filter((o) => o.lane === 'ready').slice(0, 5)).reverse());
+  });
+});
+
+describe('observation store: compacted hours', () => {
+  let embedded: EmbeddedStores;
+  let dataDir: string;
+  const PORT = '070801';
+  const start = Date.parse('2026-11-21T06:00:00Z');
+  /** Every 10 minutes for six hours on two lanes. */
+  const readings: Observation[] = Array.from({ length: 72 }, (_, i) => ({
+    ...(OBSERVATIONS[0] as Observation),
+    portId: PORT,
+    lane: i % 2 === 0 ? ('standard' as const) : ('ready' as const),
+    delayMinutes: i,
+    observedAt: iso(start + Math.floor(i / 2) * 600_000),
+    fetchedAt: iso(start + Math.floor(i / 2) * 600_000 + 60_000),
+  }));
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'border-waits-compact-'));
+    embedded = await startEmbeddedStores(dataDir, { now: () => NOW });
+    // As the ingest writes them: a few readings at a time, hour after hour, each written twice.
+    for (let i = 0; i < readings.length; i += 4) {
+      await embedded.stores.observations.putMany(readings.slice(i, i + 4));
+      await embedded.stores.observations.putMany(readings.slice(i, i + 4));
+    }
+    // A late reading of an hour already compacted, and one already there again.
+    await embedded.stores.observations.putMany([
+      { ...(readings[0] as Observation), lane: 'sentri' as const, delayMinutes: 99 },
+      readings[1] as Observation,
+    ]);
+  });
+
+  afterAll(async () => {
+    await embedded?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('folds finished hours into one attribute and still returns every reading exactly once', async () => {
+    const page = await embedded.stores.dynamo.send(
+      new QueryCommand({
+        TableName: TABLES.observations.name,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': PORT },
+      }),
+    );
+    const items = page.Items ?? [];
+    expect(items).toHaveLength(6);
+    // Every hour but the last (still being written) is compacted; the first got a late reading since.
+    expect(items.slice(0, 5).every((item) => typeof item.c === 'string')).toBe(true);
+    expect(Object.keys(items[0]?.m ?? {})).toHaveLength(2);
+    expect(items.slice(1, 5).every((item) => item.m === undefined)).toBe(true);
+
+    const all = await embedded.stores.observations.query(PORT, 0, NOW);
+    const expected = [
+      ...readings,
+      { ...(readings[0] as Observation), lane: 'sentri' as const, delayMinutes: 99 },
+    ];
+    const key = (o: Observation) => `${o.observedAt}|${o.lane}`;
+    expect(all.map(key).sort()).toEqual(expected.map(key).sort());
+    expect(all.find((o) => o.lane === 'sentri')?.delayMinutes).toBe(99);
   });
 });

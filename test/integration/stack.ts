@@ -25,6 +25,8 @@ export async function startStack(options: {
   atMs: number;
   env?: Record<string, string>;
   dataDir?: string;
+  /** Only these ports in the simulated feeds (default: every catalogue port). */
+  ports?: readonly string[];
 }): Promise<TestStack> {
   let nowMs = options.atMs;
   const clock = {
@@ -34,7 +36,10 @@ export async function startStack(options: {
       simulator.setClock(ms);
     },
   };
-  const simulator = await startSimulator({ clock: { now: () => nowMs } });
+  const simulator = await startSimulator({
+    clock: { now: () => nowMs },
+    ...(options.ports ? { ports: options.ports } : {}),
+  });
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'border-waits-')));
   const logs: string[] = [];
   const start = () =>

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -45,17 +46,27 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
         }),
       );
     },
-    async pending(portId, from, to) {
-      const items = await queryAll({
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': `P#${portId}`, ':from': from, ':to': to },
-        ConsistentRead: true,
-      });
-      return items.map((item) => ({
-        portId,
-        issuedAt: String(item.sk),
-        lanes: item.lanes as IssuedPort['lanes'],
-      }));
+    async pending(portId, issuedAt) {
+      const out: IssuedPort[] = [];
+      // BatchGetItem takes at most 100 keys; unprocessed keys are asked again.
+      for (let i = 0; i < issuedAt.length; i += 100) {
+        let keys: Record<string, unknown>[] = issuedAt
+          .slice(i, i + 100)
+          .map((sk) => ({ pk: `P#${portId}`, sk }));
+        for (let attempt = 0; keys.length > 0; attempt++) {
+          if (attempt > 8)
+            throw new Error(`BatchGet from ${table}: keys still unprocessed after ${attempt} attempts`);
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
+          const result = await doc.send(
+            new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+          );
+          for (const item of result.Responses?.[table] ?? []) {
+            out.push({ portId, issuedAt: String(item.sk), lanes: item.lanes as IssuedPort['lanes'] });
+          }
+          keys = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
+        }
+      }
+      return out.sort((a, b) => a.issuedAt.localeCompare(b.issuedAt));
     },
     async putPending(issue) {
       try {

@@ -141,8 +141,28 @@ export async function loadObservations(
     item.m[entryKey(o)] = encodeEntry(o);
     items.set(`${o.portId}\n${sk}`, item);
   }
-  await batchPut(doc, table, [...items.values()]);
+  // Past hours as the ingest leaves them: compacted.
+  await batchPut(
+    doc,
+    table,
+    [...items.values()].map(({ m, ...item }) => ({
+      ...item,
+      c: JSON.stringify(m),
+      cn: Object.keys(m).length,
+      cv: 1,
+    })),
+  );
 }
+
+/** Every reading of an hour item: its compacted ones (`c`) and those set since (`m`). */
+function entriesOf(item: Record<string, unknown>): [string, Entry][] {
+  const compacted = typeof item.c === 'string' ? (JSON.parse(item.c) as Record<string, Entry>) : {};
+  return Object.entries({ ...compacted, ...((item.m ?? {}) as Record<string, Entry>) });
+}
+
+/** Readings an item holds (for keeping the fullest copy of one). */
+const sizeOf = (item: Record<string, unknown>) =>
+  Number(item.cn ?? 0) + Object.keys((item.m ?? {}) as object).length;
 
 /** Expiry of an hour item: the hour's end plus the retention, in epoch seconds. */
 const ttlOf = (sk: string) =>
@@ -173,9 +193,8 @@ export function createObservationStore(
     if (!item) return;
     const key = `${item.pk}\n${item.sk}`;
     const held = written.get(key);
-    const size = (i: Record<string, unknown>) => Object.keys((i.m ?? {}) as object).length;
     // Items only grow; responses of concurrent writes may arrive out of order.
-    if (!held || size(held.item) <= size(item)) written.set(key, { at: Date.now(), item });
+    if (!held || sizeOf(held.item) <= sizeOf(item)) written.set(key, { at: Date.now(), item });
     if (written.size > 2_000) {
       for (const [k, v] of written) if (Date.now() - v.at > WRITTEN_MS) written.delete(k);
     }
@@ -191,6 +210,45 @@ export function createObservationStore(
     }
     return items;
   };
+
+  /**
+   * Folds an hour's map entries into one JSON attribute `c` once the next hour is being written:
+   * a 336-hour read then decodes one string per hour instead of thousands of nested attributes.
+   * From the copy this process last wrote (no read); applied only if no reading was added since
+   * (`size(m)` unchanged) and no other compaction ran (`cv`), so nothing is lost; a late reading
+   * starts a new small `m`, which reads merge (and the next compaction folds).
+   */
+  async function compact(portId: string, sk: string): Promise<void> {
+    const held = written.get(`${portId}\n${sk}`)?.item;
+    const pending = Object.keys((held?.m ?? {}) as object).length;
+    if (!held || pending === 0) return;
+    const entries = Object.fromEntries(entriesOf(held));
+    const version = Number(held.cv ?? 0);
+    try {
+      const result = await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { pk: portId, sk },
+          UpdateExpression: 'SET #c = :c, #cn = :cn, #cv = :next REMOVE #m',
+          ConditionExpression: `size(#m) = :pending AND ${version === 0 ? 'attribute_not_exists(#cv)' : '#cv = :version'}`,
+          ExpressionAttributeNames: { '#c': 'c', '#cn': 'cn', '#cv': 'cv', '#m': 'm' },
+          ExpressionAttributeValues: {
+            ':c': JSON.stringify(entries),
+            ':cn': Object.keys(entries).length,
+            ':next': version + 1,
+            ':pending': pending,
+            ...(version === 0 ? {} : { ':version': version }),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      written.set(`${portId}\n${sk}`, { at: Date.now(), item: result.Attributes ?? held });
+    } catch (error: unknown) {
+      // The item changed since this copy: it stays as it is (complete either way).
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      written.delete(`${portId}\n${sk}`);
+    }
+  }
 
   /** Sets the entries of one hour item; creates the map on the hour's first write. */
   async function writeHour(portId: string, sk: string, entries: [string, Entry][]): Promise<void> {
@@ -282,7 +340,7 @@ export function createObservationStore(
     const hour = sk.slice(2);
     const oldestLive = Math.floor(now() / 1000) - RETENTION_HOURS * 3600;
     const out: { t: number; k: string; observation: Observation }[] = [];
-    for (const [k, value] of Object.entries((item.m ?? {}) as Record<string, Entry>)) {
+    for (const [k, value] of entriesOf(item)) {
       const observation = decodeEntry(portId, hour, k, value);
       const t = Date.parse(observation.observedAt);
       if (t < fromMs || t > toMs || Math.floor(t / 1000) <= oldestLive) continue;
@@ -340,6 +398,14 @@ export function createObservationStore(
         return parts;
       });
       await mapLimit(writes, 8, (w) => writeHour(w.portId, w.sk, w.entries));
+      // The hour before each written hour is complete but for late readings: compact it.
+      const previous = new Map<string, { portId: string; sk: string }>();
+      for (const group of byHour.values()) {
+        const sk = hourSk(Date.parse(`${group.sk.slice(2)}:00:00Z`) - 3_600_000);
+        if (!byHour.has(`${group.portId}\n${sk}`))
+          previous.set(`${group.portId}\n${sk}`, { portId: group.portId, sk });
+      }
+      await mapLimit([...previous.values()], 8, (h) => compact(h.portId, h.sk));
     },
     page,
     async query(portId, fromMs, toMs, filter: ObservationFilter = {}, limit = Number.POSITIVE_INFINITY) {
