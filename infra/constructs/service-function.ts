@@ -16,6 +16,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import type { BuildOptions } from 'esbuild';
 import type { FunctionSpec } from '../manifest.ts';
 
 export type Access = 'read' | 'write' | 'readWrite';
@@ -35,6 +36,24 @@ export const BUNDLE_BANNER =
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@modelcontextprotocol/server/_shims': './functions/mcp/sdk-shims.ts',
 };
+
+/**
+ * The esbuild options the bundling below amounts to: what `npm run bench -- bundles` and
+ * test/infra/bundles.test.ts build with (add entryPoints and outfile).
+ */
+export const ESBUILD_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  minify: true,
+  external: ['@aws-sdk/*'],
+  banner: { js: BUNDLE_BANNER },
+  alias: { ...BUNDLE_ALIASES },
+  absWorkingDir: PROJECT_ROOT,
+  logLevel: 'error',
+} satisfies BuildOptions;
 
 export interface ServiceFunctionProps {
   readonly spec: Pick<

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { BUNDLE_ALIASES, BUNDLE_BANNER, PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
+import { ESBUILD_OPTIONS, PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
 import { FUNCTIONS } from '../../infra/manifest.ts';
 import { median } from './_stats.ts';
 
@@ -27,20 +27,10 @@ try {
   for (const fn of entries) {
     const outfile = join(outDir, `${fn.name}.mjs`);
     await build({
+      ...ESBUILD_OPTIONS,
       entryPoints: [resolve(PROJECT_ROOT, fn.entry)],
       outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node24',
-      mainFields: ['module', 'main'],
-      minify: true,
       sourcemap: true,
-      external: ['@aws-sdk/*'],
-      banner: { js: BUNDLE_BANNER },
-      alias: { ...BUNDLE_ALIASES },
-      absWorkingDir: PROJECT_ROOT,
-      logLevel: 'error',
     });
     const size = statSync(outfile).size;
     const times: number[] = [];

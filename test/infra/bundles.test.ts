@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUNDLE_ALIASES, BUNDLE_BANNER, PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
+import { ESBUILD_OPTIONS, PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
 import { FUNCTIONS } from '../../infra/manifest.ts';
 
 // Inside the project so the external `@aws-sdk/*` imports resolve from node_modules.
@@ -19,20 +19,10 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 async function bundle(name: string, entry: string): Promise<{ outfile: string; metafile: Metafile }> {
   const outfile = join(outDir, `${name}.mjs`);
   const result = await build({
+    ...ESBUILD_OPTIONS,
     entryPoints: [resolve(PROJECT_ROOT, entry)],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    mainFields: ['module', 'main'],
-    minify: true,
-    external: ['@aws-sdk/*'],
-    banner: { js: BUNDLE_BANNER },
-    alias: { ...BUNDLE_ALIASES },
-    absWorkingDir: PROJECT_ROOT,
     metafile: true,
-    logLevel: 'error',
   });
   return { outfile, metafile: result.metafile };
 }
