@@ -89,8 +89,12 @@ describe.skipIf(skipReason !== '')(
       buildSiteIfStale();
       mkdirSync(SHOTS, { recursive: true });
       const { startStack } = await import('../integration/stack.ts');
-      // A high edge limit: one browser opens many pages from one address.
-      stack = await startStack({ atMs: AT, env: { EDGE_RATE_LIMIT_PER_MINUTE: '100000' } });
+      // A high edge limit: one browser opens many pages from one address; no forecast time budget,
+      // so a loaded machine never defers San Ysidro's forecast to a later cycle.
+      stack = await startStack({
+        atMs: AT,
+        env: { EDGE_RATE_LIMIT_PER_MINUTE: '100000', FORECAST_BUDGET_MS: '600000' },
+      });
       // Three weeks of San Ysidro's history, loaded before the first ingest (into the empty
       // rollups, before the service caches any summary), give the forecaster its profile.
       await seedHistory(SAN_YSIDRO, 21);

@@ -189,14 +189,17 @@ export function createObservationStore(
    * ingest writer keeps them current, and they are used for a minute at most.
    */
   const written = new Map<string, { at: number; item: Record<string, unknown> }>();
+  let prunedAt = Date.now();
   const remember = (item: Record<string, unknown> | undefined) => {
     if (!item) return;
     const key = `${item.pk}\n${item.sk}`;
     const held = written.get(key);
     // Items only grow; responses of concurrent writes may arrive out of order.
     if (!held || sizeOf(held.item) <= sizeOf(item)) written.set(key, { at: Date.now(), item });
-    if (written.size > 2_000) {
-      for (const [k, v] of written) if (Date.now() - v.at > WRITTEN_MS) written.delete(k);
+    // Forget what is too old to be used, once a minute, so the map holds about a minute of writes.
+    if (Date.now() - prunedAt > WRITTEN_MS) {
+      prunedAt = Date.now();
+      for (const [k, v] of written) if (prunedAt - v.at > WRITTEN_MS) written.delete(k);
     }
   };
   /** The hours of a range from the items written here, or null when one is missing or old. */
