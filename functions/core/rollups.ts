@@ -215,12 +215,16 @@ export function averagesFromContributions(
       samples,
     });
   }
-  return result.sort(
-    (a, b) =>
-      a.direction.localeCompare(b.direction) ||
-      a.mode.localeCompare(b.mode) ||
-      a.lane.localeCompare(b.lane) ||
-      a.dayOfWeek - b.dayOfWeek ||
-      a.hour - b.hour,
+  return result.sort(compareAverages);
+}
+
+/** The order of an averages document: lane, then day of week, then hour. */
+export function compareAverages(a: HourlyAverage, b: HourlyAverage): number {
+  return (
+    a.direction.localeCompare(b.direction) ||
+    a.mode.localeCompare(b.mode) ||
+    a.lane.localeCompare(b.lane) ||
+    a.dayOfWeek - b.dayOfWeek ||
+    a.hour - b.hour
   );
 }

@@ -9,6 +9,7 @@ import {
 import { mapLimit } from '../../core/concurrency.ts';
 import type { Direction, HourlyAverage, Lane, Mode } from '../../core/model.ts';
 import {
+  compareAverages,
   type Histogram,
   medianOf,
   mergeHistograms,
@@ -92,14 +93,7 @@ function averagesOf(portId: string, days: Iterable<Record<string, unknown>>): Ho
       });
     }
   }
-  return out.sort(
-    (a, b) =>
-      a.direction.localeCompare(b.direction) ||
-      a.mode.localeCompare(b.mode) ||
-      a.lane.localeCompare(b.lane) ||
-      a.dayOfWeek - b.dayOfWeek ||
-      a.hour - b.hour,
-  );
+  return out.sort(compareAverages);
 }
 
 /**
