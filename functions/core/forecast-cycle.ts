@@ -44,6 +44,7 @@ import {
   type BuiltDocument,
   buildDocument,
   CACHE_CONTROL,
+  compareLanes,
   DOCUMENT_KEYS,
   JSON_CONTENT_TYPE,
   publishedPorts,
@@ -206,9 +207,6 @@ async function settledWindow(forecasts: ForecastStore, portId: string, slotMs: n
   return window;
 }
 
-const LANE_ORDER = ['standard', 'ready', 'sentri', 'nexus', 'fast'];
-const MODE_ORDER = ['passenger', 'pedestrian', 'commercial'];
-
 /** Runs the slot of `clock.now()` unless it is done: every port, then the summary, then the mark. */
 export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutcome> {
   const started = performance.now();
@@ -239,12 +237,7 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
       deferred++;
       return [];
     }
-    const lanes = [...laneMap.values()].sort(
-      (a, b) =>
-        a.direction.localeCompare(b.direction) ||
-        MODE_ORDER.indexOf(a.mode) - MODE_ORDER.indexOf(b.mode) ||
-        LANE_ORDER.indexOf(a.lane) - LANE_ORDER.indexOf(b.lane),
-    );
+    const lanes = [...laneMap.values()].sort(compareLanes);
     const result = await forecastPort(deps, port, lanes, slotMs);
     lanesIssued += result.issue.lanes.length;
     scored += result.scored;

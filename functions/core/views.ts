@@ -130,7 +130,11 @@ function laneWait(reading: LatestReading, nowMs: number): LaneWait {
   };
 }
 
-function compareLanes(a: LaneWait, b: LaneWait): number {
+/** The order of lanes in every document: direction, then mode, then lane, each in its own order. */
+export function compareLanes(
+  a: Pick<LaneWait, 'direction' | 'mode' | 'lane'>,
+  b: Pick<LaneWait, 'direction' | 'mode' | 'lane'>,
+): number {
   return (
     a.direction.localeCompare(b.direction) ||
     MODE_ORDER.indexOf(a.mode) - MODE_ORDER.indexOf(b.mode) ||
