@@ -477,9 +477,10 @@ export function createObservationStore(
 
   /**
    * Hour items of a port between two hour keys (inclusive), in key order or reversed. `wanted`
-   * readings: each Query asks for about as many hours as the readings still wanted need, at the
-   * readings per hour seen so far (a first guess of 30), so a page does not read (and decode) many
-   * hours it will not return; with `wanted` infinite, Queries of up to 1 MB as DynamoDB sends them.
+   * readings: the first Query asks for a day of hours, each next one for about as many hours as the
+   * readings still wanted need at the readings per hour seen so far, so a page does not read (and
+   * decode) many hours it will not return; with `wanted` infinite, Queries of up to 1 MB as
+   * DynamoDB sends them.
    */
   async function* hours(
     portId: string,
@@ -495,8 +496,14 @@ export function createObservationStore(
     do {
       let perQuery: number | undefined;
       if (Number.isFinite(wanted)) {
-        const perHour = items > 0 ? Math.max(1, taken() / items) : 30;
-        perQuery = Math.min(400, Math.max(4, Math.ceil(((wanted - taken()) / perHour) * 1.1) + 1));
+        // A day of hours first, then as many as the readings per hour seen so far say.
+        perQuery =
+          items === 0
+            ? 24
+            : Math.min(
+                400,
+                Math.max(4, Math.ceil(((wanted - taken()) / Math.max(1, taken() / items)) * 1.1) + 1),
+              );
       }
       const page = await doc.send(
         new QueryCommand({
