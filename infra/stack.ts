@@ -97,11 +97,7 @@ import {
 export const VIEWER_REQUEST_PATH = fileURLToPath(new URL('./edge/viewer-request.js', import.meta.url));
 
 /** Static API views the edge rewrites to data-bucket objects (cache behaviour path patterns). */
-export const STATIC_VIEW_PATTERNS = [
-  '/api/v1/ports*',
-  '/api/v1/port-current*',
-  '/api/v1/port-hourly-averages*',
-];
+export const STATIC_VIEW_PATTERNS = ROUTES.filter((route) => route.static).map((route) => `${route.path}*`);
 /** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
 export const API_PATTERNS = ['/api/*', '/keys/*', '/.well-known/*'];
 /**
