@@ -213,21 +213,29 @@ export const FUNCTIONS = {
 /** The function manifest, typed loosely for code that iterates it. */
 export const FUNCTION_SPECS: Readonly<Record<keyof typeof FUNCTIONS, FunctionSpec>> = FUNCTIONS;
 
-/** The api function's REST routes: every read view of the view table, then the rest. */
-export const ROUTES: readonly RouteSpec[] = [
-  ...Object.values(VIEW_PATHS).map(
-    (view): RouteSpec => ({
-      path: view.path,
-      methods: ['GET', 'HEAD'],
-      function: 'api',
-      static: view.document !== null,
-    }),
-  ),
-  { path: OPENAPI_PATH, methods: ['GET', 'HEAD'], function: 'api' },
-  { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },
-  // The request-a-key form (outside the read-only /api/v1).
-  { path: '/keys/requests', methods: ['POST'], function: 'api' },
-];
+/**
+ * The api function's REST routes: every read view of the view table, then the rest. Built by a
+ * call marked pure, so a bundle that imports the manifest but not ROUTES (every function) drops
+ * it and the view table with it.
+ */
+export const ROUTES: readonly RouteSpec[] = /* @__PURE__ */ apiRoutes();
+
+function apiRoutes(): RouteSpec[] {
+  return [
+    ...Object.values(VIEW_PATHS).map(
+      (view): RouteSpec => ({
+        path: view.path,
+        methods: ['GET', 'HEAD'],
+        function: 'api',
+        static: view.document !== null,
+      }),
+    ),
+    { path: OPENAPI_PATH, methods: ['GET', 'HEAD'], function: 'api' },
+    { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },
+    // The request-a-key form (outside the read-only /api/v1).
+    { path: '/keys/requests', methods: ['POST'], function: 'api' },
+  ];
+}
 
 /**
  * Default request limits (DESIGN.md section 5). The api function reads the first three from
