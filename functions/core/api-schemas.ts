@@ -73,6 +73,9 @@ export const LANE_WAIT_EXAMPLE = {
   source: 'cbp',
 } as const;
 
+/** The same reading as an observation: no lane capacity or freshness. */
+const { maxLanes: _maxLanes, freshness: _freshness, ...OBSERVATION_EXAMPLE } = LANE_WAIT_EXAMPLE;
+
 const GENERATED_AT = '2026-11-18T20:10:00.000Z';
 
 /** A body example per view. */
@@ -93,18 +96,7 @@ export const BODY_EXAMPLES = {
     count: 1,
     truncated: false,
     next: null,
-    observations: [
-      {
-        direction: 'into-us',
-        mode: 'passenger',
-        lane: 'standard',
-        status: 'open',
-        delayMinutes: 45,
-        lanesOpen: 12,
-        observedAt: '2026-11-18T20:00:00Z',
-        source: 'cbp',
-      },
-    ],
+    observations: [OBSERVATION_EXAMPLE],
   },
   forecast: {
     generatedAt: GENERATED_AT,

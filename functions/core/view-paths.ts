@@ -57,3 +57,6 @@ export type ViewName = keyof typeof VIEW_PATHS;
 
 /** The OpenAPI document of the API (served by the api function, never by the CDN). */
 export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+/** The request-a-key form posts here (outside the read-only `/api/v1`; the api function answers). */
+export const KEY_REQUESTS_PATH = '/keys/requests';
