@@ -13,7 +13,8 @@ import {
   type Series,
   type SkillFigures,
 } from './skill.ts';
-import { type BuiltDocument, buildDocument, CACHE_CONTROL, DOCUMENT_KEYS } from './views.ts';
+import { DOCUMENT_KEYS } from './view-paths.ts';
+import { type BuiltDocument, buildDocument, CACHE_CONTROL } from './views.ts';
 
 export interface ForecastPoint {
   at: string;

@@ -14,7 +14,8 @@ import {
   type PortsQuery,
 } from './queries.ts';
 import type { Clock, DocumentStore, ObservationStore } from './stores.ts';
-import { CACHE_CONTROL, DOCUMENT_KEYS, type PublishedPort } from './views.ts';
+import { DOCUMENT_KEYS, VIEW_PATHS } from './view-paths.ts';
+import { CACHE_CONTROL, type PublishedPort } from './views.ts';
 
 export type ReadResult =
   | { kind: 'document'; document: PublishedDocument }
@@ -110,18 +111,18 @@ export function createReadApi(deps: ReadApiDeps) {
     async ports(query: PortsQuery): Promise<ReadResult> {
       return {
         kind: 'document',
-        document: await requireDocument(DOCUMENT_KEYS.ports(query.border ?? 'all'), 'the port list'),
+        document: await requireDocument(VIEW_PATHS.ports.document(query), 'the port list'),
       };
     },
     async current(query: CurrentQuery): Promise<ReadResult> {
       return {
         kind: 'document',
-        document: await requireDocument(DOCUMENT_KEYS.current(query.include === 'ports'), 'the current view'),
+        document: await requireDocument(VIEW_PATHS.current.document(query), 'the current view'),
       };
     },
     async averages(query: AveragesQuery): Promise<ReadResult> {
       await resolvePort(query.port_id);
-      const document = await deps.documents.get(DOCUMENT_KEYS.averages(query.port_id));
+      const document = await deps.documents.get(VIEW_PATHS.averages.document(query));
       if (document) return { kind: 'document', document };
       // A known port whose document is not out yet has no aggregates: the contract's empty list.
       return {
@@ -133,7 +134,7 @@ export function createReadApi(deps: ReadApiDeps) {
     },
     async forecast(query: ForecastQuery): Promise<ReadResult> {
       const port = await resolvePort(query.port_id);
-      const document = await deps.documents.get(DOCUMENT_KEYS.forecast(query.port_id));
+      const document = await deps.documents.get(VIEW_PATHS.forecast.document(query));
       if (document) return { kind: 'document', document };
       // A known port with no forecast issued yet: no lanes, never an invented number.
       return {
@@ -146,7 +147,7 @@ export function createReadApi(deps: ReadApiDeps) {
     async forecastSkill(): Promise<ReadResult> {
       return {
         kind: 'document',
-        document: await requireDocument(DOCUMENT_KEYS.forecastSkill, 'the forecast skill summary'),
+        document: await requireDocument(VIEW_PATHS.forecastSkill.document(), 'the forecast skill summary'),
       };
     },
     /**

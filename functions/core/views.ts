@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import { PORTS } from './catalogue.ts';
 import { FRESHNESS_POLICY, freshnessOf } from './freshness.ts';
 import type {
-  Border,
   Direction,
   FeedHealth,
   Freshness,
@@ -16,17 +15,7 @@ import type {
   Port,
 } from './model.ts';
 import { ZONE_FOR_ABBREVIATION } from './time.ts';
-
-/** Object keys of the published documents (the edge function spells the same keys). */
-export const DOCUMENT_KEYS = {
-  ports: (border: Border | 'all') => `v1/ports/${border}.json`,
-  current: (withPorts: boolean) => `v1/port-current/${withPorts ? 'ports' : 'all'}.json`,
-  averages: (idOrSlug: string) => `v1/port-hourly-averages/${idOrSlug}.json`,
-  feedHealth: 'v1/feed-health.json',
-  events: 'v1/events.json',
-  forecast: (idOrSlug: string) => `v1/port-forecast/${idOrSlug}.json`,
-  forecastSkill: 'v1/forecast-skill.json',
-} as const;
+import { DOCUMENT_KEYS } from './view-paths.ts';
 
 /**
  * Key prefixes of the per-port documents (the leaves). The publisher writes all of them before any

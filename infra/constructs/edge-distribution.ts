@@ -41,18 +41,14 @@ import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { PROBLEMS, type ProblemKind, problemType } from '../../functions/core/problems.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
-import { DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, HTTP_ROUTES, LIMITS } from '../manifest.ts';
+import { DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, HTTP_ROUTES, LIMITS, ROUTES } from '../manifest.ts';
 import { Section } from './logical-ids.ts';
 import type { Storage } from './storage.ts';
 
 export const VIEWER_REQUEST_PATH = fileURLToPath(new URL('../edge/viewer-request.js', import.meta.url));
 
 /** Static API views the edge rewrites to data-bucket objects (cache behaviour path patterns). */
-export const STATIC_VIEW_PATTERNS = [
-  '/api/v1/ports*',
-  '/api/v1/port-current*',
-  '/api/v1/port-hourly-averages*',
-];
+export const STATIC_VIEW_PATTERNS = ROUTES.filter((route) => route.static).map((route) => `${route.path}*`);
 /** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
 export const API_PATTERNS = ['/api/*', '/keys/*', '/.well-known/*'];
 /**

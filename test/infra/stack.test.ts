@@ -4,6 +4,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { METRIC_NAMES, METRICS_NAMESPACE } from '../../functions/core/metrics.ts';
+import { VIEW_PATHS } from '../../functions/core/view-paths.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
 import {
   AUTHORIZER_RETRY_AFTER_SECONDS,
@@ -279,6 +280,9 @@ describe('CloudFront', () => {
       ...API_PATTERNS.map((p): [string, string] => [p, 'api']),
     ];
     for (const [path, origin] of expected) expect(byPath.get(path)?.TargetOriginId, path).toBe(origin);
+    // Every view the CDN has a document for, straight from the view table.
+    for (const view of Object.values(VIEW_PATHS).filter((v) => v.document !== null))
+      expect(byPath.get(`${view.path}*`)?.TargetOriginId, view.path).toBe('data');
     expect(config.DefaultCacheBehavior.TargetOriginId).toBe('site');
     const viaFunction = config.CacheBehaviors.filter(
       (b) => !HTTP_API_PATTERNS.includes(b.PathPattern as string),
