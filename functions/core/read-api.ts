@@ -2,9 +2,10 @@
  * The four read views of `/api/v1` as use cases. The precomputed views are the very documents the
  * publisher wrote (so keyed and CDN answers are byte-identical); observations are queried live.
  */
+import type { ObservationSchema, ObservationsBodySchema, Written } from './api-schemas.ts';
 import { InvalidQueryError, NotFoundError } from './errors.ts';
 import { portForecastBody } from './forecast-views.ts';
-import { type Observation, type PublishedDocument, RETENTION_HOURS } from './model.ts';
+import { type PublishedDocument, RETENTION_HOURS } from './model.ts';
 import {
   type AveragesQuery,
   type CurrentQuery,
@@ -27,19 +28,16 @@ export interface ReadApiDeps {
   clock: Clock;
 }
 
-export interface ObservationsBody {
-  portId: string;
-  hours: number;
-  retentionHours: number;
-  from: string;
-  to: string;
-  count: number;
-  /** True when more pages follow (`next`). */
-  truncated: boolean;
-  /** The next page's path and query (relative to the API origin), null on the last page. */
-  next: string | null;
-  observations: Omit<Observation, 'portId' | 'fetchedAt'>[];
-}
+/** One observation of a `wait-observations` page. */
+export type ObservationRow = Written<typeof ObservationSchema, 'maxLanes'>;
+
+/** One page of `wait-observations`: it always says whether more follow (`truncated`) and where (`next`). */
+export type ObservationsBody = Omit<
+  Written<typeof ObservationsBodySchema, 'truncated' | 'next'>,
+  'observations'
+> & {
+  observations: ObservationRow[];
+};
 
 /** The window a cursor was issued for travels inside it, so every page reads the same window. */
 interface WindowCursor {
