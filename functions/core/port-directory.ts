@@ -11,7 +11,8 @@
 import { PORTS } from './catalogue.ts';
 import { NotFoundError } from './errors.ts';
 import type { Clock, DocumentStore } from './stores.ts';
-import { DOCUMENT_KEYS, type PublishedPort } from './views.ts';
+import { DOCUMENT_KEYS } from './view-paths.ts';
+import type { PublishedPort } from './views.ts';
 
 /** How long a warm function keeps the published port list (it changes when a new port appears). */
 export const PORTS_TTL_MS = 60_000;

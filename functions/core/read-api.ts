@@ -2,9 +2,10 @@
  * The four read views of `/api/v1` as use cases. The precomputed views are the very documents the
  * publisher wrote (so keyed and CDN answers are byte-identical); observations are queried live.
  */
+import type { ObservationSchema, ObservationsBodySchema, Written } from './api-schemas.ts';
 import { InvalidQueryError, NotFoundError } from './errors.ts';
 import { portForecastBody } from './forecast-views.ts';
-import { type Observation, type PublishedDocument, RETENTION_HOURS } from './model.ts';
+import { type PublishedDocument, RETENTION_HOURS } from './model.ts';
 import { createPortDirectory } from './port-directory.ts';
 import {
   type AveragesQuery,
@@ -15,7 +16,8 @@ import {
   type PortsQuery,
 } from './queries.ts';
 import type { Clock, DocumentStore, ObservationStore } from './stores.ts';
-import { CACHE_CONTROL, DOCUMENT_KEYS } from './views.ts';
+import { VIEW_PATHS } from './view-paths.ts';
+import { CACHE_CONTROL } from './views.ts';
 
 export type ReadResult =
   | { kind: 'document'; document: PublishedDocument }
@@ -27,19 +29,16 @@ export interface ReadApiDeps {
   clock: Clock;
 }
 
-export interface ObservationsBody {
-  portId: string;
-  hours: number;
-  retentionHours: number;
-  from: string;
-  to: string;
-  count: number;
-  /** True when more pages follow (`next`). */
-  truncated: boolean;
-  /** The next page's path and query (relative to the API origin), null on the last page. */
-  next: string | null;
-  observations: Omit<Observation, 'portId' | 'fetchedAt'>[];
-}
+/** One observation of a `wait-observations` page. */
+export type ObservationRow = Written<typeof ObservationSchema, 'maxLanes'>;
+
+/** One page of `wait-observations`: it always says whether more follow (`truncated`) and where (`next`). */
+export type ObservationsBody = Omit<
+  Written<typeof ObservationsBodySchema, 'truncated' | 'next'>,
+  'observations'
+> & {
+  observations: ObservationRow[];
+};
 
 /** The window a cursor was issued for travels inside it, so every page reads the same window. */
 interface WindowCursor {
@@ -87,18 +86,19 @@ export function createReadApi(deps: ReadApiDeps) {
     async ports(query: PortsQuery): Promise<ReadResult> {
       return {
         kind: 'document',
-        document: await requireDocument(DOCUMENT_KEYS.ports(query.border ?? 'all'), 'the port list'),
+        document: await requireDocument(VIEW_PATHS.ports.document(query), 'the port list'),
       };
     },
     async current(query: CurrentQuery): Promise<ReadResult> {
       return {
         kind: 'document',
-        document: await requireDocument(DOCUMENT_KEYS.current(query.include === 'ports'), 'the current view'),
+        document: await requireDocument(VIEW_PATHS.current.document(query), 'the current view'),
       };
     },
     async averages(query: AveragesQuery): Promise<ReadResult> {
+      // The resolved id: the document's key is in the published spelling, whatever the query's.
       const port = await directory.resolve(query.port_id);
-      const document = await deps.documents.get(DOCUMENT_KEYS.averages(port.id));
+      const document = await deps.documents.get(VIEW_PATHS.averages.document({ ...query, port_id: port.id }));
       if (document) return { kind: 'document', document };
       // A known port whose document is not out yet has no aggregates: the contract's empty list.
       return {
@@ -110,7 +110,7 @@ export function createReadApi(deps: ReadApiDeps) {
     },
     async forecast(query: ForecastQuery): Promise<ReadResult> {
       const port = await directory.resolve(query.port_id);
-      const document = await deps.documents.get(DOCUMENT_KEYS.forecast(port.id));
+      const document = await deps.documents.get(VIEW_PATHS.forecast.document({ ...query, port_id: port.id }));
       if (document) return { kind: 'document', document };
       // A known port with no forecast issued yet: no lanes, never an invented number.
       return {
@@ -123,7 +123,7 @@ export function createReadApi(deps: ReadApiDeps) {
     async forecastSkill(): Promise<ReadResult> {
       return {
         kind: 'document',
-        document: await requireDocument(DOCUMENT_KEYS.forecastSkill, 'the forecast skill summary'),
+        document: await requireDocument(VIEW_PATHS.forecastSkill.document(), 'the forecast skill summary'),
       };
     },
     /**

@@ -77,7 +77,6 @@ describe('viewer-request outcomes', () => {
     ['/api/v1/ports', { 'x-api-key': 'bw_live_abc' }],
     ['/api/v1/port-hourly-averages?port_id=250401', { 'x-api-key': 'bw_live_abc' }],
     ['/api/v1/port-forecast?port_id=250401', { 'x-api-key': 'bw_live_abc' }],
-    ['/mcp', {}],
     ['/keys/requests', {}],
   ])('%s %j -> origin api', (path, headers) => {
     const out = edge(path, headers);

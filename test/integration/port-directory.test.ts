@@ -16,7 +16,8 @@ import {
   UnknownPortError,
 } from '../../functions/core/port-directory.ts';
 import type { DocumentStore } from '../../functions/core/stores.ts';
-import { DOCUMENT_KEYS, type PublishedPort } from '../../functions/core/views.ts';
+import { DOCUMENT_KEYS } from '../../functions/core/view-paths.ts';
+import type { PublishedPort } from '../../functions/core/views.ts';
 import { type LocalS3, startS3 } from '../../infra/local/s3.ts';
 import { BUCKETS } from '../../infra/manifest.ts';
 
