@@ -233,7 +233,7 @@ export const HourlyAverageSchema = z
   })
   .meta({ id: 'HourlyAverage' });
 
-const ThresholdsSchema = z.looseObject({ freshMinutes: z.number(), staleMinutes: z.number() });
+export const ThresholdsSchema = z.looseObject({ freshMinutes: z.number(), staleMinutes: z.number() });
 const FreshnessPolicySchema = z
   .looseObject({ cbp: ThresholdsSchema, cbsa: ThresholdsSchema })
   .describe('Age thresholds (minutes) of fresh and stale per source')
@@ -292,7 +292,7 @@ function perMethod<S extends z.ZodType>(schema: S): Record<Method, S> {
   return Object.fromEntries(METHODS.map((method) => [method, schema])) as Record<Method, S>;
 }
 
-const SkillFiguresSchema = z
+export const SkillFiguresSchema = z
   .looseObject({
     mae: z.number().min(0).nullable().describe('Mean absolute error, minutes (0.1); null when n is 0'),
     bias: z.number().nullable().describe('Mean of forecast - actual, minutes (0.1): positive means too high'),

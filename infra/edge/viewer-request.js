@@ -108,7 +108,8 @@ function handler(event) {
     if (!PORT_ID.test(portId)) {
       return badParameter('port_id must be a port id or slug (letters, digits, hyphens)', uri);
     }
-    return toStatic(request, 'v1/port-hourly-averages/' + portId + '.json');
+    // Ids and slugs are published in lower case; the keyed API matches any case, and so does this.
+    return toStatic(request, 'v1/port-hourly-averages/' + portId.toLowerCase() + '.json');
   }
   if (uri === '/api/v1/port-forecast' && staticMethod) {
     var forecastPort = param(request, 'port_id');
@@ -118,7 +119,7 @@ function handler(event) {
     if (!PORT_ID.test(forecastPort)) {
       return badParameter('port_id must be a port id or slug (letters, digits, hyphens)', uri);
     }
-    return toStatic(request, 'v1/port-forecast/' + forecastPort + '.json');
+    return toStatic(request, 'v1/port-forecast/' + forecastPort.toLowerCase() + '.json');
   }
   if (uri === '/api/v1/forecast-skill' && staticMethod) {
     return toStatic(request, 'v1/forecast-skill.json');
