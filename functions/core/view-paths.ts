@@ -56,12 +56,13 @@ export const VIEW_PATHS = {
   observations: { path: '/api/v1/wait-observations', document: null },
   averages: {
     path: '/api/v1/port-hourly-averages',
-    // The publisher writes each port's document under its id and under its slug.
-    document: (query: AveragesQuery) => DOCUMENT_KEYS.averages(query.port_id),
+    // The publisher writes each port's document under its id and under its slug, in lower case
+    // (both are published so); a port_id matches in any case.
+    document: (query: AveragesQuery) => DOCUMENT_KEYS.averages(query.port_id.toLowerCase()),
   },
   forecast: {
     path: '/api/v1/port-forecast',
-    document: (query: ForecastQuery) => DOCUMENT_KEYS.forecast(query.port_id),
+    document: (query: ForecastQuery) => DOCUMENT_KEYS.forecast(query.port_id.toLowerCase()),
   },
   forecastSkill: { path: '/api/v1/forecast-skill', document: () => DOCUMENT_KEYS.forecastSkill },
 } as const satisfies Record<string, ViewPath<never>>;
