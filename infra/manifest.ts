@@ -6,6 +6,7 @@ import { RETENTION_HOURS } from '../functions/core/model.ts';
 import { PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
 import { SITE_URL } from '../functions/core/site.ts';
 import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH, VIEW_PATHS } from '../functions/core/view-paths.ts';
 
 export interface TableSpec {
   /** Logical name; locally also the physical name. */
@@ -50,7 +51,10 @@ export interface RouteSpec {
   readonly path: string;
   readonly methods: readonly string[];
   readonly function: string;
-  /** Served from the data bucket by the edge when the request has no `x-api-key`. */
+  /**
+   * A precomputed view: without `x-api-key`, the edge serves its document from the data bucket
+   * (the stack gives each such path a cache behaviour on the data origin).
+   */
   readonly static?: boolean;
 }
 
@@ -209,18 +213,29 @@ export const FUNCTIONS = {
 /** The function manifest, typed loosely for code that iterates it. */
 export const FUNCTION_SPECS: Readonly<Record<keyof typeof FUNCTIONS, FunctionSpec>> = FUNCTIONS;
 
-export const ROUTES: readonly RouteSpec[] = [
-  { path: '/api/v1/ports', methods: ['GET', 'HEAD'], function: 'api', static: true },
-  { path: '/api/v1/port-current', methods: ['GET', 'HEAD'], function: 'api', static: true },
-  { path: '/api/v1/port-hourly-averages', methods: ['GET', 'HEAD'], function: 'api', static: true },
-  { path: '/api/v1/port-forecast', methods: ['GET', 'HEAD'], function: 'api', static: true },
-  { path: '/api/v1/forecast-skill', methods: ['GET', 'HEAD'], function: 'api', static: true },
-  { path: '/api/v1/wait-observations', methods: ['GET', 'HEAD'], function: 'api' },
-  { path: '/api/v1/openapi.json', methods: ['GET', 'HEAD'], function: 'api' },
-  { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },
-  // The request-a-key form (outside the read-only /api/v1).
-  { path: '/keys/requests', methods: ['POST'], function: 'api' },
-];
+/**
+ * The api function's REST routes: every read view of the view table, then the rest. Built by a
+ * call marked pure, so a bundle that imports the manifest but not ROUTES (every function) drops
+ * it and the view table with it.
+ */
+export const ROUTES: readonly RouteSpec[] = /* @__PURE__ */ apiRoutes();
+
+function apiRoutes(): RouteSpec[] {
+  return [
+    ...Object.values(VIEW_PATHS).map(
+      (view): RouteSpec => ({
+        path: view.path,
+        methods: ['GET', 'HEAD'],
+        function: 'api',
+        static: view.document !== null,
+      }),
+    ),
+    { path: OPENAPI_PATH, methods: ['GET', 'HEAD'], function: 'api' },
+    { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },
+    // The request-a-key form (outside the read-only /api/v1).
+    { path: KEY_REQUESTS_PATH, methods: ['POST'], function: 'api' },
+  ];
+}
 
 /**
  * Default request limits (DESIGN.md section 5). The api function reads the first three from

@@ -5,6 +5,7 @@
  * fields are fixed by DESIGN.md section 4, and more may be added within v1.
  */
 import * as z from 'zod';
+import { METHODS, type Method } from './forecast.ts';
 import { FRESHNESS_POLICY } from './freshness.ts';
 import { KeyRequestInputSchema } from './key-requests.ts';
 import {
@@ -20,6 +21,29 @@ import {
 import { problemType } from './problems.ts';
 
 const Timestamp = z.iso.datetime().describe('UTC, ISO 8601');
+
+/** `T` without the index signatures loose objects add, at every depth. */
+type Named<T> = T extends readonly (infer E)[]
+  ? Named<E>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : K]: Named<T[K]> }
+    : T;
+
+/**
+ * The type of a response body: `z.output` of its schema with only the fields the schema names (a
+ * loose object's index signature says that more may come, which a reader cannot use and a writer
+ * need not). The view types are these, so a body and its schema cannot disagree.
+ */
+export type BodyOf<S extends z.ZodType> = Named<z.output<S>>;
+
+/**
+ * `BodyOf<S>` with the fields `K` always present. The schemas require the fields DESIGN.md fixes
+ * and leave this service's additions optional (a client may not count on them); the code that
+ * writes a body sends them all, and its readers in this service may count on them.
+ */
+export type Written<S extends z.ZodType, K extends keyof BodyOf<S>> = Omit<BodyOf<S>, K> & {
+  [P in K]-?: Exclude<BodyOf<S>[P], undefined>;
+};
 
 /** Example values, shared by the schemas and the OpenAPI responses (redocly checks them). */
 export const PORT_EXAMPLE = {
@@ -49,6 +73,9 @@ export const LANE_WAIT_EXAMPLE = {
   source: 'cbp',
 } as const;
 
+/** The same reading as an observation: no lane capacity or freshness. */
+const { maxLanes: _maxLanes, freshness: _freshness, ...OBSERVATION_EXAMPLE } = LANE_WAIT_EXAMPLE;
+
 const GENERATED_AT = '2026-11-18T20:10:00.000Z';
 
 /** A body example per view. */
@@ -69,18 +96,7 @@ export const BODY_EXAMPLES = {
     count: 1,
     truncated: false,
     next: null,
-    observations: [
-      {
-        direction: 'into-us',
-        mode: 'passenger',
-        lane: 'standard',
-        status: 'open',
-        delayMinutes: 45,
-        lanesOpen: 12,
-        observedAt: '2026-11-18T20:00:00Z',
-        source: 'cbp',
-      },
-    ],
+    observations: [OBSERVATION_EXAMPLE],
   },
   forecast: {
     generatedAt: GENERATED_AT,
@@ -217,7 +233,7 @@ export const HourlyAverageSchema = z
   })
   .meta({ id: 'HourlyAverage' });
 
-const ThresholdsSchema = z.looseObject({ freshMinutes: z.number(), staleMinutes: z.number() });
+export const ThresholdsSchema = z.looseObject({ freshMinutes: z.number(), staleMinutes: z.number() });
 const FreshnessPolicySchema = z
   .looseObject({ cbp: ThresholdsSchema, cbsa: ThresholdsSchema })
   .describe('Age thresholds (minutes) of fresh and stale per source')
@@ -269,9 +285,14 @@ export const AveragesBodySchema = z
   .array(HourlyAverageSchema)
   .meta({ id: 'AveragesBody', description: 'Empty until stored aggregates exist' });
 
-const MethodSchema = z.enum(['model', 'persistence', 'profile']);
+const MethodSchema = z.enum(METHODS);
 
-const SkillFiguresSchema = z
+/** One schema per forecasting method, in the order of METHODS: the figures of each, side by side. */
+function perMethod<S extends z.ZodType>(schema: S): Record<Method, S> {
+  return Object.fromEntries(METHODS.map((method) => [method, schema])) as Record<Method, S>;
+}
+
+export const SkillFiguresSchema = z
   .looseObject({
     mae: z.number().min(0).nullable().describe('Mean absolute error, minutes (0.1); null when n is 0'),
     bias: z.number().nullable().describe('Mean of forecast - actual, minutes (0.1): positive means too high'),
@@ -312,9 +333,7 @@ export const LaneForecastSchema = z
       z.looseObject({
         horizonMinutes: z.int(),
         champion: MethodSchema.nullable(),
-        model: SkillFiguresSchema,
-        persistence: SkillFiguresSchema,
-        profile: SkillFiguresSchema,
+        ...perMethod(SkillFiguresSchema),
         published: SkillFiguresSchema.describe('What was actually published'),
       }),
     ),
@@ -352,9 +371,7 @@ export const ForecastSkillBodySchema = z
         horizonMinutes: z.int(),
         lanesScored: z.int().min(0),
         n: z.int().min(0),
-        model: SeriesSummarySchema,
-        persistence: SeriesSummarySchema,
-        profile: SeriesSummarySchema,
+        ...perMethod(SeriesSummarySchema),
         champion: SeriesSummarySchema.describe('The forecasts actually published'),
       }),
     ),

@@ -92,7 +92,7 @@ export function searchCrossings(ports: readonly PublishedPort[], search: Crossin
       border: port.border,
       state: port.state,
       city: port.city,
-      twinCity: port.twinCity,
+      twinCity: port.twinCity ?? null,
       timeZone: port.timeZone,
       location: port.location,
       directions: port.directions,

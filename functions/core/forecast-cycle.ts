@@ -40,12 +40,12 @@ import {
   utcDate,
 } from './skill.ts';
 import type { Clock, DocumentStore, LatestStore, ObservationStore } from './stores.ts';
+import { DOCUMENT_KEYS } from './view-paths.ts';
 import {
   type BuiltDocument,
   buildDocument,
   CACHE_CONTROL,
   compareLanes,
-  DOCUMENT_KEYS,
   JSON_CONTENT_TYPE,
   publishedPorts,
 } from './views.ts';

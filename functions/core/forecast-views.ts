@@ -2,6 +2,13 @@
  * The published forecast views: `v1/port-forecast/{id}.json` per port (also under its slug) and
  * `v1/forecast-skill.json`, the summary of every lane's track record.
  */
+import type {
+  BodyOf,
+  ForecastBodySchema,
+  ForecastPointSchema,
+  ForecastSkillBodySchema,
+  LaneForecastSchema,
+} from './api-schemas.ts';
 import { HORIZONS_MINUTES, type IssuedLane, type IssuedPort, type Method } from './forecast.ts';
 import {
   championReason,
@@ -11,54 +18,21 @@ import {
   RECORD_DAYS,
   SERIES,
   type Series,
-  type SkillFigures,
 } from './skill.ts';
-import { type BuiltDocument, buildDocument, CACHE_CONTROL, DOCUMENT_KEYS } from './views.ts';
+import { DOCUMENT_KEYS } from './view-paths.ts';
+import { type BuiltDocument, buildDocument, CACHE_CONTROL } from './views.ts';
 
-export interface ForecastPoint {
-  at: string;
-  horizonMinutes: number;
-  delayMinutes: number;
-  low: number;
-  high: number;
-  method: Method;
-  /** The public holiday the target falls on (the model reads it as a Sunday). */
-  holiday?: string;
-}
+/** One forecast point: the expected wait at a target time, with its 80% interval. */
+export type ForecastPoint = BodyOf<typeof ForecastPointSchema>;
 
-export interface HorizonSkill {
-  horizonMinutes: number;
-  /** The method published at this horizon, or null. */
-  champion: Method | null;
-  model: SkillFigures;
-  persistence: SkillFigures;
-  profile: SkillFigures;
-  /** What was actually published (the champion of the day). */
-  published: SkillFigures;
-}
+/** One lane's forecast: its points, the method published and why, and its track record. */
+export type LaneForecast = BodyOf<typeof LaneForecastSchema>;
 
-export interface LaneForecast {
-  direction: IssuedLane['direction'];
-  mode: IssuedLane['mode'];
-  lane: IssuedLane['lane'];
-  issuedAt: string;
-  reading: IssuedLane['reading'];
-  /** The method of every point, `mixed` when horizons differ, null when nothing is published. */
-  method: Method | 'mixed' | null;
-  /** Why this method (or why nothing) is published. */
-  reason: string | null;
-  points: ForecastPoint[];
-  skill: HorizonSkill[];
-}
+/** The track record of one lane at one horizon. */
+export type HorizonSkill = LaneForecast['skill'][number];
 
-export interface PortForecastBody {
-  portId: string;
-  issuedAt: string | null;
-  recordDays: number;
-  minimumN: number;
-  horizonsMinutes: number[];
-  lanes: LaneForecast[];
-}
+/** The body of one port's forecast document (`generatedAt` is added when it is published). */
+export type PortForecastBody = Omit<BodyOf<typeof ForecastBodySchema>, 'generatedAt'>;
 
 function laneForecast(issue: IssuedPort, lane: IssuedLane, record: PortRecord): LaneForecast {
   const key = `${lane.direction}#${lane.mode}#${lane.lane}`;
@@ -138,24 +112,11 @@ export function buildForecastDocuments(
   );
 }
 
-export interface SeriesSummary {
-  /** Lanes with at least `minimumN` scored forecasts at this horizon. */
-  lanes: number;
-  /** Scored forecasts over those lanes. */
-  n: number;
-  /** Median and 90th percentile of the lanes' MAE, minutes. */
-  medianMae: number | null;
-  p90Mae: number | null;
-}
+/** The `forecast-skill` body (`generatedAt` is added when it is published). */
+export type SkillSummaryBody = Omit<BodyOf<typeof ForecastSkillBodySchema>, 'generatedAt'>;
 
-export interface SkillSummaryBody {
-  issuedAt: string;
-  recordDays: number;
-  minimumN: number;
-  /** Where these figures come from. */
-  source: string;
-  horizons: ({ horizonMinutes: number; lanesScored: number; n: number } & Record<Series, SeriesSummary>)[];
-}
+/** One method's summary at one horizon over every lane. */
+export type SeriesSummary = SkillSummaryBody['horizons'][number]['model'];
 
 function quantile(sorted: readonly number[], p: number): number | null {
   if (sorted.length === 0) return null;

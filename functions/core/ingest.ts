@@ -48,13 +48,13 @@ import type {
   ObservationStore,
 } from './stores.ts';
 import { ZONE_FOR_ABBREVIATION } from './time.ts';
+import { DOCUMENT_KEYS } from './view-paths.ts';
 import {
   type BuiltDocument,
   buildAverageDocuments,
   buildDocument,
   buildSnapshotDocuments,
   CACHE_CONTROL,
-  DOCUMENT_KEYS,
   isPortDocument,
   JSON_CONTENT_TYPE,
   publishedPorts,

@@ -3,41 +3,12 @@
  * the catalogue and the rollups. The same bodies are served by the CDN (from S3) and by the keyed API.
  */
 import { createHash } from 'node:crypto';
+import type { BodyOf, CurrentSchema, LaneWaitSchema, PortSchema, Written } from './api-schemas.ts';
 import { PORTS } from './catalogue.ts';
 import { FRESHNESS_POLICY, freshnessOf } from './freshness.ts';
-import type {
-  Border,
-  Direction,
-  FeedHealth,
-  Freshness,
-  HourlyAverage,
-  LatestPortState,
-  LatestReading,
-  Port,
-} from './model.ts';
+import type { FeedHealth, HourlyAverage, LatestPortState, LatestReading } from './model.ts';
 import { ZONE_FOR_ABBREVIATION } from './time.ts';
-
-/** Object keys of the published documents (the edge function spells the same keys). */
-export const DOCUMENT_KEYS = {
-  ports: (border: Border | 'all') => `v1/ports/${border}.json`,
-  current: (withPorts: boolean) => `v1/port-current/${withPorts ? 'ports' : 'all'}.json`,
-  averages: (idOrSlug: string) => `v1/port-hourly-averages/${idOrSlug}.json`,
-  feedHealth: 'v1/feed-health.json',
-  events: 'v1/events.json',
-  forecast: (idOrSlug: string) => `v1/port-forecast/${idOrSlug}.json`,
-  forecastSkill: 'v1/forecast-skill.json',
-} as const;
-
-/**
- * Key prefixes of the per-port documents (the leaves). The publisher writes all of them before any
- * other document, since the indexes (port lists, current views, events, the main RSS feed) list
- * ports whose leaves must already answer. A new per-port view adds its prefix here.
- */
-export const PORT_DOCUMENT_PREFIXES: readonly string[] = [
-  'v1/port-hourly-averages/',
-  'v1/port-forecast/',
-  'rss/ports/',
-];
+import { DOCUMENT_KEYS, PORT_DOCUMENT_PREFIXES } from './view-paths.ts';
 
 /** Whether `key` is a per-port document (see {@link PORT_DOCUMENT_PREFIXES}). */
 export function isPortDocument(key: string): boolean {
@@ -57,30 +28,13 @@ export const CACHE_CONTROL = {
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** A port as published: the catalogue entry (or what the feed says of an uncatalogued one). */
-export interface PublishedPort extends Port {
-  catalogued: boolean;
-}
+export type PublishedPort = BodyOf<typeof PortSchema>;
 
-export interface LaneWait {
-  direction: Direction;
-  mode: LatestReading['mode'];
-  lane: LatestReading['lane'];
-  status: LatestReading['status'];
-  delayMinutes: number | null;
-  lanesOpen: number | null;
-  maxLanes: number | null;
-  observedAt: string | null;
-  fetchedAt: string;
-  freshness: Freshness;
-  source: LatestReading['source'];
-}
+/** One lane's latest reading as published, with its freshness. */
+export type LaneWait = Written<typeof LaneWaitSchema, 'fetchedAt'>;
 
-export interface Current {
-  status: 'open' | 'closed';
-  updatedAt: string;
-  notice: string | null;
-  lanes: LaneWait[];
-}
+/** One port's state now: the `current` of each port in `port-current?include=ports`. */
+export type Current = Omit<BodyOf<typeof CurrentSchema>, 'lanes'> & { lanes: LaneWait[] };
 
 /** A document ready to publish: body plus a hash of everything but `generatedAt`. */
 export interface BuiltDocument {

@@ -2,24 +2,15 @@
  * The `/api/v1` router on REST v1 proxy events: GET and HEAD only, problem+json for every error.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { API_VIEWS, type ApiView } from '../core/api-views.ts';
 import { problem } from '../core/problems.ts';
-import {
-  AveragesQuerySchema,
-  CurrentQuerySchema,
-  ForecastQuerySchema,
-  ForecastSkillQuerySchema,
-  ObservationsQuerySchema,
-  PortsQuerySchema,
-  parseQuery,
-} from '../core/queries.ts';
 import type { ReadApi, ReadResult } from '../core/read-api.ts';
 import { SITE_URL } from '../core/site.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../core/view-paths.ts';
 import type { Access } from './access.ts';
 import { acceptedResponse, type createKeyRequestHandler } from './key-requests.ts';
 import { problemFromError } from './problem.ts';
 import { jsonResponse, problemResponse, queryParams, strongEtag } from './respond.ts';
-
-export const KEY_REQUESTS_PATH = '/keys/requests';
 
 export interface ApiRouterDeps {
   readApi: ReadApi;
@@ -89,17 +80,7 @@ const OPENAPI_LAST_MODIFIED = new Date(Date.UTC(2026, 10, 1)).toUTCString();
 
 export function createApiRouter(deps: ApiRouterDeps) {
   let openApiDocument: { body: string; etag: string; lastModified: string; cacheControl: string } | undefined;
-  const routes: Record<string, (params: Record<string, string>) => Promise<ReadResult>> = {
-    '/api/v1/ports': (p) => deps.readApi.ports(parseQuery(PortsQuerySchema, p)),
-    '/api/v1/port-current': (p) => deps.readApi.current(parseQuery(CurrentQuerySchema, p)),
-    '/api/v1/port-hourly-averages': (p) => deps.readApi.averages(parseQuery(AveragesQuerySchema, p)),
-    '/api/v1/wait-observations': (p) => deps.readApi.observations(parseQuery(ObservationsQuerySchema, p)),
-    '/api/v1/port-forecast': (p) => deps.readApi.forecast(parseQuery(ForecastQuerySchema, p)),
-    '/api/v1/forecast-skill': (p) => {
-      parseQuery(ForecastSkillQuerySchema, p);
-      return deps.readApi.forecastSkill();
-    },
-  };
+  const views = new Map<string, ApiView>(Object.values(API_VIEWS).map((view) => [view.path, view]));
 
   return async function route(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
     const path = event.path.length > 1 ? event.path.replace(/\/+$/, '') : event.path;
@@ -120,9 +101,9 @@ export function createApiRouter(deps: ApiRouterDeps) {
           return problemResponse(event, outcome.problem, { ...limit, ...outcome.headers });
         return acceptedResponse(outcome.body, limit);
       }
-      const openApi = path === '/api/v1/openapi.json' ? deps.openApi : undefined;
-      const handler = routes[path];
-      if (!handler && !openApi) {
+      const openApi = path === OPENAPI_PATH ? deps.openApi : undefined;
+      const view = views.get(path);
+      if (!view && !openApi) {
         return problemResponse(
           event,
           problem('not-found', `no such path: ${path}; see /api/v1/openapi.json`, path),
@@ -148,7 +129,7 @@ export function createApiRouter(deps: ApiRouterDeps) {
         }
         return jsonResponse(event, openApiDocument, limit);
       }
-      const result = await (handler as NonNullable<typeof handler>)(queryParams(event));
+      const result = await (view as ApiView).answer(deps.readApi, queryParams(event));
       return render(event, result, { ...limit, ...nextLink(result) }, keyed);
     } catch (error: unknown) {
       const value = problemFromError(error, path);

@@ -5,33 +5,13 @@
  * `/api/v1/openapi.json`; the integration suite validates every response against it.
  */
 import * as z from 'zod';
-import {
-  AveragesBodySchema,
-  BODY_EXAMPLES,
-  CurrentBodySchema,
-  CurrentWithPortsBodySchema,
-  ForecastBodySchema,
-  ForecastSkillBodySchema,
-  KeyRequestAcceptedSchema,
-  KeyRequestBodySchema,
-  ObservationsBodySchema,
-  PortsBodySchema,
-  ProblemSchema,
-} from '../core/api-schemas.ts';
+import { KeyRequestAcceptedSchema, KeyRequestBodySchema, ProblemSchema } from '../core/api-schemas.ts';
+import { API_VIEWS, type ApiView } from '../core/api-views.ts';
 import type { LimitPolicy } from '../core/limits.ts';
 import { policyHeader } from '../core/limits.ts';
-import { RETENTION_HOURS } from '../core/model.ts';
 import { PROBLEM_CONTENT_TYPE, problem } from '../core/problems.ts';
-import {
-  AveragesQuerySchema,
-  CurrentQuerySchema,
-  ForecastQuerySchema,
-  ForecastSkillQuerySchema,
-  MAX_OBSERVATIONS,
-  ObservationsQuerySchema,
-  PortsQuerySchema,
-} from '../core/queries.ts';
 import { SITE_URL } from '../core/site.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../core/view-paths.ts';
 
 export interface OpenApiOptions {
   key: LimitPolicy;
@@ -44,16 +24,18 @@ type Json = Record<string, unknown>;
 
 const REF = '#/components/schemas/';
 
+/** The `id` a schema was registered with (`.meta({ id })`): its name in `components.schemas`. */
+function schemaId(schema: z.ZodType): string {
+  const id = schema.meta()?.id;
+  if (typeof id !== 'string') throw new Error('a response schema needs .meta({ id }) to be named in OpenAPI');
+  return id;
+}
+
 /** JSON Schemas of every named body, with refs pointing into `components.schemas`. */
 function componentSchemas(): Record<string, Json> {
+  const bodies = Object.values(API_VIEWS).flatMap((view) => view.bodies);
   const all = z.object({
-    PortsBody: PortsBodySchema,
-    CurrentBody: CurrentBodySchema,
-    CurrentWithPortsBody: CurrentWithPortsBodySchema,
-    ObservationsBody: ObservationsBodySchema,
-    AveragesBody: AveragesBodySchema,
-    ForecastBody: ForecastBodySchema,
-    ForecastSkillBody: ForecastSkillBodySchema,
+    ...Object.fromEntries(bodies.map((schema) => [schemaId(schema), schema])),
     Problem: ProblemSchema,
     KeyRequestInput: KeyRequestBodySchema,
     KeyRequestAccepted: KeyRequestAcceptedSchema,
@@ -190,24 +172,20 @@ function head(get: Json, componentResponses: Record<string, Json>): Json {
   };
 }
 
-function view(
-  path: string,
-  operationId: string,
-  summary: string,
-  description: string,
-  query: z.ZodObject,
-  body: Json,
-  example: unknown,
-  componentResponses: Record<string, Json>,
-): Json {
+/** The GET and HEAD operations of one read view, from its row of the view table. */
+function viewOperations(view: ApiView, componentResponses: Record<string, Json>): Json {
+  const refs = view.bodies.map((schema) => ({ $ref: `${REF}${schemaId(schema)}` }));
   const get = {
-    operationId,
-    summary,
-    description: `${description}\n\nUnknown query parameters are ignored; bad values of known ones are 400.`,
+    operationId: view.operationId,
+    summary: view.summary,
+    description: `${view.description}\n\nUnknown query parameters are ignored; bad values of known ones are 400.`,
     tags: ['views'],
     security: [{}, { ApiKeyAuth: [] }],
-    parameters: queryParameters(query),
-    responses: { ...ok(summary, body, example), ...errorResponses(path) },
+    parameters: queryParameters(view.query),
+    responses: {
+      ...ok(view.summary, refs.length === 1 ? (refs[0] as Json) : { oneOf: refs }, view.example),
+      ...errorResponses(view.path),
+    },
   };
   return { get, head: head(get, componentResponses) };
 }
@@ -300,70 +278,10 @@ export function buildOpenApi(options: OpenApiOptions): Json {
     ],
     security: [{}, { ApiKeyAuth: [] }],
     paths: {
-      '/api/v1/ports': view(
-        '/api/v1/ports',
-        'listPorts',
-        'Ports',
-        'Every port of entry with its catalogue data.',
-        PortsQuerySchema,
-        { $ref: `${REF}PortsBody` },
-        BODY_EXAMPLES.ports,
-        componentResponses,
+      ...Object.fromEntries(
+        Object.values(API_VIEWS).map((view) => [view.path, viewOperations(view, componentResponses)]),
       ),
-      '/api/v1/port-current': view(
-        '/api/v1/port-current',
-        'getPortCurrent',
-        'Current waits',
-        'The latest reading of every port lane; with include=ports, grouped by port with its metadata.',
-        CurrentQuerySchema,
-        { oneOf: [{ $ref: `${REF}CurrentBody` }, { $ref: `${REF}CurrentWithPortsBody` }] },
-        BODY_EXAMPLES.current,
-        componentResponses,
-      ),
-      '/api/v1/wait-observations': view(
-        '/api/v1/wait-observations',
-        'listWaitObservations',
-        'Wait observations',
-        `Raw observations of one port, oldest first; hours defaults to 24 and is clamped to ${RETENTION_HOURS} (the retention). ` +
-          `The whole window comes page by page, at most ${MAX_OBSERVATIONS} observations a page: while more follow, the body's \`next\` ` +
-          'and a `Link: <...>; rel="next"` header give the next page (the same query with an opaque `cursor`); every observation ' +
-          'of the window is on exactly one page. A cursor that was not issued by this API is a 400.',
-        ObservationsQuerySchema,
-        { $ref: `${REF}ObservationsBody` },
-        BODY_EXAMPLES.observations,
-        componentResponses,
-      ),
-      '/api/v1/port-hourly-averages': view(
-        '/api/v1/port-hourly-averages',
-        'listPortHourlyAverages',
-        'Hourly averages',
-        'Average delay per lane, day of week and hour (port-local); an empty array until aggregates exist.',
-        AveragesQuerySchema,
-        { $ref: `${REF}AveragesBody` },
-        BODY_EXAMPLES.averages,
-        componentResponses,
-      ),
-      '/api/v1/port-forecast': view(
-        '/api/v1/port-forecast',
-        'getPortForecast',
-        'Forecast',
-        'Per lane, the expected wait at +15/+30/+45/+60 minutes and hourly to +6 hours, each with an 80% interval, from the champion (lowest MAE over 28 days) of model, persistence and profile, with the track record (MAE, bias, coverage, n) of each per horizon. Reissued every 15 minutes. A lane without enough history has no points and says why.',
-        ForecastQuerySchema,
-        { $ref: `${REF}ForecastBody` },
-        BODY_EXAMPLES.forecast,
-        componentResponses,
-      ),
-      '/api/v1/forecast-skill': view(
-        '/api/v1/forecast-skill',
-        'getForecastSkill',
-        'Forecast skill',
-        "Every lane's live track record summarised per horizon: lanes, n, median and p90 MAE of the model, both baselines and the published champion (lanes with at least minimumN scores).",
-        ForecastSkillQuerySchema,
-        { $ref: `${REF}ForecastSkillBody` },
-        undefined,
-        componentResponses,
-      ),
-      '/api/v1/openapi.json': withHead({
+      [OPENAPI_PATH]: withHead({
         operationId: 'getOpenApi',
         summary: 'This document',
         description:
@@ -372,10 +290,10 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         security: [{}, { ApiKeyAuth: [] }],
         responses: {
           ...ok('The OpenAPI document', { type: 'object' }),
-          ...errorResponses('/api/v1/openapi.json'),
+          ...errorResponses(OPENAPI_PATH),
         },
       }),
-      '/keys/requests': {
+      [KEY_REQUESTS_PATH]: {
         post: {
           operationId: 'requestApiKey',
           summary: 'Ask for an API key',
@@ -391,7 +309,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
           },
           // The shared errors, with this path's own 400, 413 and 415, in status order.
           responses: byStatus({
-            ...errorResponses('/keys/requests'),
+            ...errorResponses(KEY_REQUESTS_PATH),
             '202': {
               description: 'Stored for review',
               headers: { ...limitHeaders, Link: refHeader('Link') },
@@ -400,20 +318,20 @@ export function buildOpenApi(options: OpenApiOptions): Json {
             '400': problemResponse(
               'A field is missing or bad (each one in errors), or the request looks automated',
               {
-                ...problem('invalid-body', 'email must be an email address', '/keys/requests'),
+                ...problem('invalid-body', 'email must be an email address', KEY_REQUESTS_PATH),
                 errors: [{ name: 'email', reason: 'must be an email address' }],
               },
             ),
             '413': problemResponse(
               'The body is larger than 16 KiB',
-              problem('too-large', 'At most 16384 bytes', '/keys/requests'),
+              problem('too-large', 'At most 16384 bytes', KEY_REQUESTS_PATH),
             ),
             '415': problemResponse(
               'Neither JSON nor form-encoded',
               problem(
                 'unsupported-media-type',
                 'Send application/json or application/x-www-form-urlencoded',
-                '/keys/requests',
+                KEY_REQUESTS_PATH,
               ),
             ),
           }),

@@ -55,6 +55,11 @@ export const ESBUILD_OPTIONS = {
   logLevel: 'error',
 } satisfies BuildOptions;
 
+/** A log group that goes with the stack, kept a month unless said otherwise. */
+export function logGroup(scope: Construct, id: string, retention = RetentionDays.ONE_MONTH): LogGroup {
+  return new LogGroup(scope, id, { retention, removalPolicy: RemovalPolicy.DESTROY });
+}
+
 export interface ServiceFunctionProps {
   readonly spec: Pick<
     FunctionSpec,
@@ -73,10 +78,7 @@ export class ServiceFunction extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { spec } = props;
-    this.logGroup = new LogGroup(this, 'Logs', {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    this.logGroup = logGroup(this, 'Logs', props.logRetention);
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `${spec.name} function: logs plus the manifest's grants`,

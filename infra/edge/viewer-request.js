@@ -4,8 +4,9 @@ import cf from 'cloudfront';
 // (infra/local/edge.ts loads it in node:vm). The runtime is ES5.1 plus a few additions: no
 // destructuring, spread, `??`, `?.`, classes, Map/Set or for..of (AWS "JavaScript runtime 2.0").
 //
-// Keyless reads of the precomputed views become S3 object keys; everything else (keyed requests,
-// wait-observations, openapi.json, /mcp) goes to the API origin.
+// Keyless reads of the precomputed views become S3 object keys; everything else under /api/ (keyed
+// requests, wait-observations, openapi.json) goes to the API origin. /mcp and the OAuth metadata
+// never reach this function: their behaviours send them to the HTTP API without it.
 
 var API_ORIGIN = 'api';
 var BORDERS = { mx: 'mx', ca: 'ca' };
@@ -60,19 +61,24 @@ function sitePage(request) {
   return request;
 }
 
+// A per-port view: the document of the port `port_id` names, in `folder`. Ids and slugs are
+// published in lower case; the keyed API matches any case, and so does this.
+function portView(request, uri, folder) {
+  var portId = param(request, 'port_id');
+  if (portId === undefined || portId === '') {
+    return badParameter('port_id is required: a port id (250401) or slug (san-ysidro)', uri);
+  }
+  if (!PORT_ID.test(portId)) {
+    return badParameter('port_id must be a port id or slug (letters, digits, hyphens)', uri);
+  }
+  return toStatic(request, folder + portId.toLowerCase() + '.json');
+}
+
 function handler(event) {
   var request = event.request;
   var uri = request.uri;
   if (uri.length > 1 && uri.charAt(uri.length - 1) === '/') uri = uri.slice(0, -1);
 
-  if (
-    uri === '/mcp' ||
-    uri.indexOf('/mcp/') === 0 ||
-    uri.indexOf('/.well-known/oauth-protected-resource') === 0
-  ) {
-    cf.selectRequestOriginById(API_ORIGIN);
-    return request;
-  }
   // The request-a-key form posts here (the api function stores requests).
   if (uri === '/keys/requests') {
     cf.selectRequestOriginById(API_ORIGIN);
@@ -108,24 +114,10 @@ function handler(event) {
     return toStatic(request, 'v1/port-current/ports.json');
   }
   if (uri === '/api/v1/port-hourly-averages' && staticMethod) {
-    var portId = param(request, 'port_id');
-    if (portId === undefined || portId === '') {
-      return badParameter('port_id is required: a port id (250401) or slug (san-ysidro)', uri);
-    }
-    if (!PORT_ID.test(portId)) {
-      return badParameter('port_id must be a port id or slug (letters, digits, hyphens)', uri);
-    }
-    return toStatic(request, 'v1/port-hourly-averages/' + portId + '.json');
+    return portView(request, uri, 'v1/port-hourly-averages/');
   }
   if (uri === '/api/v1/port-forecast' && staticMethod) {
-    var forecastPort = param(request, 'port_id');
-    if (forecastPort === undefined || forecastPort === '') {
-      return badParameter('port_id is required: a port id (250401) or slug (san-ysidro)', uri);
-    }
-    if (!PORT_ID.test(forecastPort)) {
-      return badParameter('port_id must be a port id or slug (letters, digits, hyphens)', uri);
-    }
-    return toStatic(request, 'v1/port-forecast/' + forecastPort + '.json');
+    return portView(request, uri, 'v1/port-forecast/');
   }
   if (uri === '/api/v1/forecast-skill' && staticMethod) {
     return toStatic(request, 'v1/forecast-skill.json');

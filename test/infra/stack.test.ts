@@ -4,6 +4,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { METRIC_NAMES, METRICS_NAMESPACE } from '../../functions/core/metrics.ts';
+import { VIEW_PATHS } from '../../functions/core/view-paths.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
 import {
   AUTHORIZER_RETRY_AFTER_SECONDS,
@@ -279,6 +280,9 @@ describe('CloudFront', () => {
       ...API_PATTERNS.map((p): [string, string] => [p, 'api']),
     ];
     for (const [path, origin] of expected) expect(byPath.get(path)?.TargetOriginId, path).toBe(origin);
+    // Every view the CDN has a document for, straight from the view table.
+    for (const view of Object.values(VIEW_PATHS).filter((v) => v.document !== null))
+      expect(byPath.get(`${view.path}*`)?.TargetOriginId, view.path).toBe('data');
     expect(config.DefaultCacheBehavior.TargetOriginId).toBe('site');
     const viaFunction = config.CacheBehaviors.filter(
       (b) => !HTTP_API_PATTERNS.includes(b.PathPattern as string),
@@ -716,6 +720,76 @@ describe('only the CDN reaches the APIs, and it vouches for the viewer address',
         }),
       });
     }
+  });
+});
+
+/**
+ * A deployed stack replaces any resource whose logical ID changes. These are the IDs the stack had
+ * before it was split into constructs (infra/constructs/logical-ids.ts keeps them): state, and
+ * resources whose replacement would lose something or fail the update.
+ */
+describe('logical IDs a deployed stack depends on', () => {
+  let deployed: Template;
+  beforeAll(() => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    // The id infra/app.ts gives the stack: some IDs embed it.
+    const borderWaits = new BorderWaitsStack(app, 'BorderWaits', {
+      env: { account: '123456789012', region: 'us-east-1' },
+    });
+    deployed = Template.fromStack(borderWaits);
+  });
+
+  it.each([
+    [
+      'AWS::DynamoDB::GlobalTable',
+      [
+        'TableobservationsF2BCDDA5',
+        'Tablelatest25BE7622',
+        'Tablerollups8D9AF8B9',
+        'Tablefeedhealth9D5BAB01',
+        'TableapikeysB75D9CFD',
+        'TableratelimitsFB37A32B',
+        'Tablealerts608E69B2',
+        'Tableforecasts2631BD4C',
+      ],
+    ],
+    [
+      'AWS::S3::Bucket',
+      ['LogBucketCC3B17E8', 'BucketborderwaitsdataAFB1580A', 'Bucketborderwaitssite6CE2AD97'],
+    ],
+    // A new webhook key would change every subscriber's secret.
+    ['AWS::SecretsManager::Secret', ['WebhookSigningKeyA6F91456', 'OriginVerifySecret1DED2FB3']],
+    // Operators subscribe to the topic by hand.
+    ['AWS::SNS::Topic', ['Alarms04B5A0BF']],
+    ['AWS::KMS::Key', ['AlarmKeyE05DE300']],
+    // A new distribution is a new domain name.
+    ['AWS::CloudFront::Distribution', ['Cdn9963B1AD']],
+    ['AWS::WAFv2::WebACL', ['EdgeAcl']],
+    // API key values are unique: a second key with the same value fails the update.
+    ['AWS::ApiGateway::ApiKey', ['ApiKeyedUsageKey8C96CF6B', 'ApiPublicUsageKeyE4F86B22']],
+    [
+      'AWS::ApiGateway::UsagePlanKey',
+      [
+        'ApiKeyedPlanUsagePlanKeyResourceBorderWaitsApiKeyedUsageKeyC60DA21894C893BE',
+        'ApiPublicPlanUsagePlanKeyResourceBorderWaitsApiPublicUsageKeyE46F39E0E41A728D',
+      ],
+    ],
+    // Named dashboards: the old one's deletion would remove the new one.
+    ['AWS::CloudWatch::Dashboard', ['Dashboard9E4231ED']],
+    ['AWS::SSM::Parameter', ['IdpIssuer78BE9865', 'IdpAudience89CBC3B4']],
+  ])('%s keeps its logical IDs', (type, ids) => {
+    expect(Object.keys(deployed.findResources(type)).sort()).toEqual([...ids].sort());
+  });
+
+  it('the CloudFront function keeps its name, which cannot change in place', () => {
+    deployed.hasResourceProperties('AWS::CloudFront::Function', {
+      Name: 'us-east-1BorderWaitsViewerRequestD426C103',
+    });
+  });
+
+  it('the parts still show in the construct tree', () => {
+    expect(stack.tables.observations.node.path).toBe('Test/Storage/Table-observations');
+    expect(stack.distribution.node.path).toBe('Test/Edge/Cdn');
   });
 });
 

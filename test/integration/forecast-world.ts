@@ -12,7 +12,7 @@ import type { Observation, Port } from '../../functions/core/model.ts';
 import { contributionsOfDay, localBucketOf } from '../../functions/core/rollups.ts';
 import type { SkillDay } from '../../functions/core/skill.ts';
 import type { DocumentStore } from '../../functions/core/stores.ts';
-import { DOCUMENT_KEYS } from '../../functions/core/views.ts';
+import { DOCUMENT_KEYS } from '../../functions/core/view-paths.ts';
 import { observationsSeen } from '../../infra/local/simulator/model.ts';
 import { TABLES } from '../../infra/manifest.ts';
 import { startWorld, type World } from './history-world.ts';

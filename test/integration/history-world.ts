@@ -12,7 +12,7 @@ import { getPort } from '../../functions/core/catalogue.ts';
 import { type IngestDeps, runIngestCycle, type SourceOutcome } from '../../functions/core/ingest.ts';
 import type { HourlyAverage, Observation, Port } from '../../functions/core/model.ts';
 import type { DocumentStore } from '../../functions/core/stores.ts';
-import { DOCUMENT_KEYS } from '../../functions/core/views.ts';
+import { DOCUMENT_KEYS } from '../../functions/core/view-paths.ts';
 import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { observationsSeen, type SimulatedObservation } from '../../infra/local/simulator/model.ts';
 import { type Simulator, startSimulator } from '../../infra/local/simulator/server.ts';

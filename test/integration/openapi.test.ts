@@ -10,14 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
-import {
-  AveragesQuerySchema,
-  CurrentQuerySchema,
-  ForecastQuerySchema,
-  ObservationsQuerySchema,
-  PortsQuerySchema,
-} from '../../functions/core/queries.ts';
+import { API_VIEWS } from '../../functions/core/api-views.ts';
 import { ROUTES } from '../../infra/manifest.ts';
 import { type Contract, withContract } from './contract.ts';
 import { issueKey, revokeKey } from './keys.ts';
@@ -89,16 +82,9 @@ describe('the OpenAPI document', () => {
     >;
     for (const route of ROUTES.filter((r) => !r.path.includes('{')))
       expect(Object.keys(paths)).toContain(route.path);
-    const schemas: [string, z.ZodObject][] = [
-      ['/api/v1/ports', PortsQuerySchema],
-      ['/api/v1/port-current', CurrentQuerySchema],
-      ['/api/v1/port-hourly-averages', AveragesQuerySchema],
-      ['/api/v1/wait-observations', ObservationsQuerySchema],
-      ['/api/v1/port-forecast', ForecastQuerySchema],
-    ];
-    for (const [path, schema] of schemas) {
+    for (const { path, query } of Object.values(API_VIEWS)) {
       expect(paths[path]?.get?.parameters?.map((p) => p.name).sort()).toEqual(
-        Object.keys(schema.shape).sort(),
+        Object.keys(query.shape).sort(),
       );
     }
   });

@@ -12,7 +12,7 @@ import { createHttpFeedSource } from '../../functions/adapters/http-feed/source.
 import { runIngestCycle } from '../../functions/core/ingest.ts';
 import { RSS_KEYS } from '../../functions/core/rss.ts';
 import type { DocumentStore } from '../../functions/core/stores.ts';
-import { DOCUMENT_KEYS } from '../../functions/core/views.ts';
+import { DOCUMENT_KEYS } from '../../functions/core/view-paths.ts';
 import { startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { startSimulator } from '../../infra/local/simulator/server.ts';
 import { issueKey } from './keys.ts';

@@ -1,0 +1,363 @@
+/**
+ * The CDN in front of everything: one CloudFront distribution with the site, the data bucket, the
+ * REST API and the MCP HTTP API as origins, the viewer-request function (infra/edge/, the same file
+ * the local edge runs), cache and origin request policies, security headers, and a web ACL whose
+ * rate rule answers 429 problem+json. CLOUDFRONT-scope web ACLs exist only in us-east-1.
+ */
+import { fileURLToPath } from 'node:url';
+import { Duration, Fn, SecretValue, Validations } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type {
+  BehaviorOptions,
+  HeadersReferrerPolicy,
+  ICachePolicy,
+  IOrigin,
+  ResponseHeadersPolicyProps,
+  ResponseSecurityHeadersBehavior,
+} from 'aws-cdk-lib/aws-cloudfront';
+import {
+  AllowedMethods,
+  CacheHeaderBehavior,
+  CachePolicy,
+  CacheQueryStringBehavior,
+  Distribution,
+  Function as EdgeFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
+  HeadersFrameOption,
+  HttpVersion,
+  OriginRequestCookieBehavior,
+  OriginRequestHeaderBehavior,
+  OriginRequestPolicy,
+  OriginRequestQueryStringBehavior,
+  PriceClass,
+  ResponseHeadersPolicy,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { HttpOrigin, RestApiOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
+import type { Construct } from 'constructs';
+import { PROBLEMS, type ProblemKind, problemType } from '../../functions/core/problems.ts';
+import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
+import { DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, HTTP_ROUTES, LIMITS, ROUTES } from '../manifest.ts';
+import { Section } from './logical-ids.ts';
+import type { Storage } from './storage.ts';
+
+export const VIEWER_REQUEST_PATH = fileURLToPath(new URL('../edge/viewer-request.js', import.meta.url));
+
+/** Static API views the edge rewrites to data-bucket objects (cache behaviour path patterns). */
+export const STATIC_VIEW_PATTERNS = ROUTES.filter((route) => route.static).map((route) => `${route.path}*`);
+/** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
+export const API_PATTERNS = ['/api/*', '/keys/*', '/.well-known/*'];
+/**
+ * Paths CloudFront sends to the HTTP API (origin id `mcp`), matched before API_PATTERNS. A REST
+ * proxy integration would rename the MCP challenge's `WWW-Authenticate` header (DESIGN.md 5).
+ */
+export const HTTP_API_PATTERNS = HTTP_ROUTES.map((route) => route.path);
+/** Not-found page for S3 403/404 (S3 answers 403 for a missing key without ListBucket). */
+export const NOT_FOUND_KEY = 'errors/not-found.json';
+/** CloudFront's header carrying the viewer's `ip:port`; forwarded explicitly to both APIs. */
+export const VIEWER_ADDRESS_HEADER = 'CloudFront-Viewer-Address';
+/** Viewer headers the REST API reads (keys, bodies, conditional requests, CORS). */
+export const API_ORIGIN_HEADERS = [
+  'x-api-key',
+  'content-type',
+  'accept',
+  'origin',
+  'if-none-match',
+  'if-modified-since',
+  VIEWER_ADDRESS_HEADER,
+];
+/** Viewer headers the MCP endpoint reads (Authorization travels through the cache policy). */
+export const MCP_ORIGIN_HEADERS = [
+  'content-type',
+  'accept',
+  'origin',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+  VIEWER_ADDRESS_HEADER,
+];
+
+/** A problem+json body without `instance` (WAF custom bodies are static). */
+const problemJson = (kind: ProblemKind, detail: string) =>
+  JSON.stringify({
+    type: problemType(kind),
+    title: PROBLEMS[kind].title,
+    status: PROBLEMS[kind].status,
+    detail,
+  });
+
+export interface EdgeDistributionProps {
+  readonly storage: Storage;
+  readonly api: RestApi;
+  readonly httpApi: HttpApi;
+  /** WAF rate rule: requests per client IP per 60-second window (WAF's minimum limit is 10). */
+  readonly edgeRateLimitPerMinute?: number;
+  /** Version id of the origin secret CloudFront sends; unset: AWSCURRENT (README, Security). */
+  readonly originSecretVersion?: string;
+}
+
+export class EdgeDistribution extends Section {
+  readonly distribution: Distribution;
+
+  constructor(scope: Construct, id: string, props: EdgeDistributionProps) {
+    super(scope, id);
+    const { storage } = props;
+    const webAcl = this.webAcl(props.edgeRateLimitPerMinute ?? LIMITS.edgePerMinute);
+
+    const viewerRequest = new EdgeFunction(this, 'ViewerRequest', {
+      code: FunctionCode.fromFile({ filePath: VIEWER_REQUEST_PATH }),
+      runtime: FunctionRuntime.JS_2_0,
+      comment: 'Static API views to S3 keys; keyed and dynamic requests to the api origin',
+    });
+    const functionAssociations = [{ function: viewerRequest, eventType: FunctionEventType.VIEWER_REQUEST }];
+
+    const siteOrigin = S3BucketOrigin.withOriginAccessControl(storage.buckets.site, { originId: 'site' });
+    const dataOrigin = S3BucketOrigin.withOriginAccessControl(storage.buckets.data, { originId: 'data' });
+    // The secret origin header (a dynamic reference: resolved by CloudFormation, not in the
+    // template). CloudFormation re-resolves a dynamic reference only when its text changes, hence
+    // the version id after a rotation.
+    const secret = storage.originSecret;
+    const originHeaders = {
+      [ORIGIN_VERIFY_HEADER]: (props.originSecretVersion
+        ? SecretValue.secretsManager(secret.secretArn, { versionId: props.originSecretVersion })
+        : secret.secretValue
+      ).unsafeUnwrap(),
+    };
+    const apiOrigin = new RestApiOrigin(props.api, { originId: 'api', customHeaders: originHeaders });
+    // https://<id>.execute-api.<region>.amazonaws.com -> its host name.
+    const mcpOrigin = new HttpOrigin(Fn.select(2, Fn.split('/', props.httpApi.apiEndpoint)), {
+      originId: 'mcp',
+      customHeaders: originHeaders,
+    });
+    // Named headers only (never Host, which API Gateway needs to be its own), and CloudFront's
+    // CloudFront-Viewer-Address, which a managed policy may not forward: without it every viewer
+    // behind one edge would share one allowance.
+    const originRequests = (id: string, comment: string, headers: readonly string[]) =>
+      new OriginRequestPolicy(this, id, {
+        comment,
+        headerBehavior: OriginRequestHeaderBehavior.allowList(...headers),
+        queryStringBehavior: OriginRequestQueryStringBehavior.all(),
+        cookieBehavior: OriginRequestCookieBehavior.none(),
+      });
+    const apiRequests = originRequests(
+      'ApiOriginRequests',
+      'REST API: the headers it reads, and the viewer address',
+      API_ORIGIN_HEADERS,
+    );
+    const mcpRequests = originRequests(
+      'McpOriginRequests',
+      'MCP HTTP API: the MCP headers, and the viewer address',
+      MCP_ORIGIN_HEADERS,
+    );
+    // CloudFront forwards Authorization only through a cache policy (an origin request policy may
+    // not name it). POSTs are never cached, and a 1-second ceiling keeps the metadata GETs fresh.
+    const mcpCache = new CachePolicy(this, 'McpPassThrough', {
+      comment: 'MCP: Authorization reaches the origin; effectively uncached',
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(0),
+      maxTtl: Duration.seconds(1),
+      headerBehavior: CacheHeaderBehavior.allowList('Authorization'),
+      queryStringBehavior: CacheQueryStringBehavior.none(),
+    });
+
+    const headersPolicy = new ResponseHeadersPolicy(
+      this,
+      'EdgeHeaders',
+      edgeHeadersPolicy(EDGE_RESPONSE_HEADERS),
+    );
+    // Honour the origin's Cache-Control (MinTTL 0); the defaults apply only when it sends none.
+    // Keyless view requests reach the cache with the rewritten URI and no query string, so they
+    // share one entry per document. A keyed request keeps its URI and goes to the api origin from
+    // the same behaviour: query string and x-api-key are in the key so it never hits another
+    // request's entry (and the API marks keyed responses private, which CloudFront does not store).
+    const viewPolicy = (id: string, comment: string) =>
+      new CachePolicy(this, id, {
+        comment,
+        minTtl: Duration.seconds(0),
+        defaultTtl: Duration.seconds(60),
+        maxTtl: Duration.days(1),
+        queryStringBehavior: CacheQueryStringBehavior.all(),
+        headerBehavior: CacheHeaderBehavior.allowList('x-api-key'),
+        enableAcceptEncodingGzip: true,
+        enableAcceptEncodingBrotli: true,
+      });
+    const s3Behavior = (origin: IOrigin, cachePolicy: CachePolicy): BehaviorOptions => ({
+      origin,
+      cachePolicy,
+      compress: true,
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
+      responseHeadersPolicy: headersPolicy,
+      functionAssociations,
+    });
+    const apiBehavior = (
+      origin: IOrigin,
+      cachePolicy: ICachePolicy,
+      originRequestPolicy: OriginRequestPolicy,
+    ): BehaviorOptions => ({
+      origin,
+      cachePolicy,
+      originRequestPolicy,
+      allowedMethods: AllowedMethods.ALLOW_ALL,
+      compress: true,
+    });
+
+    const additionalBehaviors: Record<string, BehaviorOptions> = {};
+    for (const pattern of STATIC_VIEW_PATTERNS) {
+      const name = pattern.replace('/api/v1/', '').replace('*', '');
+      additionalBehaviors[pattern] = s3Behavior(dataOrigin, viewPolicy(`Cache-${name}`, `View ${name}`));
+    }
+    const dataPolicy = viewPolicy('Cache-data', 'Published documents, RSS');
+    for (const prefix of [...DATA_PATH_PREFIXES, `/${NOT_FOUND_KEY.split('/')[0]}/`]) {
+      additionalBehaviors[prefix.endsWith('/') ? `${prefix}*` : prefix] = s3Behavior(dataOrigin, dataPolicy);
+    }
+    // No viewer-request function: these go to the HTTP API untouched, Authorization included.
+    for (const pattern of HTTP_API_PATTERNS) {
+      additionalBehaviors[pattern] = {
+        ...apiBehavior(mcpOrigin, mcpCache, mcpRequests),
+        viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+      };
+    }
+    for (const pattern of API_PATTERNS) {
+      additionalBehaviors[pattern] = {
+        ...apiBehavior(apiOrigin, CachePolicy.CACHING_DISABLED, apiRequests),
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        functionAssociations,
+      };
+    }
+    const notFound = {
+      responseHttpStatus: 404,
+      responsePagePath: `/${NOT_FOUND_KEY}`,
+      ttl: Duration.seconds(60),
+    };
+    this.distribution = new Distribution(this, 'Cdn', {
+      comment: 'border waits: site, published views, API',
+      defaultBehavior: s3Behavior(siteOrigin, viewPolicy('Cache-site', 'Status site')),
+      defaultRootObject: 'index.html',
+      additionalBehaviors,
+      // S3 answers 403 for a missing key (no ListBucket for OAC): both become the problem+json 404.
+      errorResponses: [
+        { httpStatus: 403, ...notFound },
+        { httpStatus: 404, ...notFound },
+      ],
+      httpVersion: HttpVersion.HTTP2_AND_3,
+      priceClass: PriceClass.PRICE_CLASS_100,
+      enableLogging: true,
+      logBucket: storage.logBucket,
+      logFilePrefix: 'cloudfront/',
+      webAclId: webAcl.attrArn,
+    });
+    Validations.of(this.distribution).acknowledge({
+      id: 'AwsSolutions-CFR1',
+      reason: 'Public data about the US borders for anyone, anywhere: no geo restriction.',
+    });
+    Validations.of(this.distribution).acknowledge({
+      id: 'AwsSolutions-CFR4',
+      reason: 'Default *.cloudfront.net certificate until the custom domain and its ACM certificate exist.',
+    });
+  }
+
+  /** The web ACL: one rate rule per client IP over 60 seconds, answering 429 problem+json. */
+  private webAcl(rateLimit: number): CfnWebACL {
+    return new CfnWebACL(this, 'EdgeAcl', {
+      scope: 'CLOUDFRONT',
+      defaultAction: { allow: {} },
+      visibilityConfig: {
+        cloudWatchMetricsEnabled: true,
+        metricName: 'edge-acl',
+        sampledRequestsEnabled: true,
+      },
+      // WAF custom bodies allow only text/plain, text/html or application/json content types.
+      customResponseBodies: {
+        'rate-limited': {
+          contentType: 'APPLICATION_JSON',
+          content: problemJson(
+            'rate-limited',
+            `More than ${rateLimit} requests in 60 seconds from this address.`,
+          ),
+        },
+      },
+      rules: [
+        {
+          name: 'rate-per-ip',
+          priority: 0,
+          action: {
+            block: {
+              customResponse: {
+                responseCode: 429,
+                customResponseBodyKey: 'rate-limited',
+                responseHeaders: [
+                  { name: 'retry-after', value: '60' },
+                  { name: 'ratelimit-policy', value: `"edge";q=${rateLimit};w=60` },
+                ],
+              },
+            },
+          },
+          statement: {
+            rateBasedStatement: { limit: rateLimit, aggregateKeyType: 'IP', evaluationWindowSec: 60 },
+          },
+          visibilityConfig: {
+            cloudWatchMetricsEnabled: true,
+            metricName: 'rate-per-ip',
+            sampledRequestsEnabled: true,
+          },
+        },
+      ],
+    });
+  }
+}
+
+/** Maps the manifest's header list onto CloudFront's CORS, security and custom header sections. */
+export function edgeHeadersPolicy(headers: Readonly<Record<string, string>>): ResponseHeadersPolicyProps {
+  const custom: { header: string; value: string; override: boolean }[] = [];
+  let cors: ResponseHeadersPolicyProps['corsBehavior'];
+  const security: {
+    -readonly [K in keyof ResponseSecurityHeadersBehavior]: ResponseSecurityHeadersBehavior[K];
+  } = {
+    frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+  };
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'access-control-allow-origin') {
+      cors = {
+        accessControlAllowOrigins: [value],
+        accessControlAllowMethods: ['GET', 'HEAD', 'OPTIONS'],
+        accessControlAllowHeaders: ['*'],
+        accessControlAllowCredentials: false,
+        accessControlExposeHeaders: (headers['access-control-expose-headers'] ?? '')
+          .split(',')
+          .map((h) => h.trim())
+          .filter(Boolean),
+        originOverride: true,
+      };
+    } else if (lower === 'access-control-expose-headers') {
+      // Folded into the CORS section above.
+    } else if (lower === 'strict-transport-security') {
+      const maxAge = Number(/max-age=(\d+)/.exec(value)?.[1] ?? 0);
+      security.strictTransportSecurity = {
+        accessControlMaxAge: Duration.seconds(maxAge),
+        includeSubdomains: /includeSubDomains/i.test(value),
+        preload: /preload/i.test(value),
+        override: true,
+      };
+    } else if (lower === 'x-content-type-options') {
+      security.contentTypeOptions = { override: true };
+    } else if (lower === 'referrer-policy') {
+      security.referrerPolicy = { referrerPolicy: value as HeadersReferrerPolicy, override: true };
+    } else {
+      custom.push({ header: name, value, override: false });
+    }
+  }
+  return {
+    comment: 'EDGE_RESPONSE_HEADERS from infra/manifest.ts plus security headers',
+    ...(cors ? { corsBehavior: cors } : {}),
+    securityHeadersBehavior: security,
+    ...(custom.length > 0 ? { customHeadersBehavior: { customHeaders: custom } } : {}),
+  };
+}
