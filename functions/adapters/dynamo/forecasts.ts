@@ -1,15 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { IssuedPort } from '../../core/forecast.ts';
 import type { ForecastStore, SkillWindow } from '../../core/forecast-cycle.ts';
 import { RECORD_DAYS, type SkillDay } from '../../core/skill.ts';
 import { batchGet } from './batch.ts';
+import { queryAll } from './paging.ts';
 
 const HOUR_S = 3600;
 const DAY_S = 86_400;
@@ -29,16 +24,6 @@ const windowOf = (item: Record<string, unknown>): SkillWindow => ({
 });
 
 export function createForecastStore(doc: DynamoDBDocumentClient, table: string): ForecastStore {
-  const queryAll = async (input: Omit<QueryCommandInput, 'TableName'>) => {
-    const items: Record<string, unknown>[] = [];
-    let start: QueryCommandInput['ExclusiveStartKey'];
-    do {
-      const page = await doc.send(new QueryCommand({ TableName: table, ...input, ExclusiveStartKey: start }));
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  };
   /** Stored issues of several ports' slots at once (BatchGetItem, 100 keys a request), oldest first. */
   async function pendingOf(
     requests: readonly { portId: string; issuedAt: readonly string[] }[],
@@ -113,7 +98,8 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
       }
     },
     async skillDays(portId, fromDate) {
-      const items = await queryAll({
+      const items = await queryAll(doc, {
+        TableName: table,
         KeyConditionExpression: 'pk = :pk AND sk >= :from',
         ExpressionAttributeValues: { ':pk': `S#${portId}`, ':from': fromDate },
         ConsistentRead: true,
