@@ -12,7 +12,7 @@ import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Charset, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -52,6 +52,8 @@ export const ESBUILD_OPTIONS = {
   banner: { js: BUNDLE_BANNER },
   alias: { ...BUNDLE_ALIASES },
   absWorkingDir: PROJECT_ROOT,
+  // Non-ASCII text (port names, the XML parser's patterns) as UTF-8, not \u escapes: smaller.
+  charset: 'utf8',
   logLevel: 'error',
 } satisfies BuildOptions;
 
@@ -107,6 +109,7 @@ export class ServiceFunction extends Construct {
         banner: BUNDLE_BANNER,
         externalModules: ['@aws-sdk/*'],
         minify: true,
+        charset: Charset.UTF8,
         sourceMap: true,
         esbuildArgs: Object.fromEntries(
           Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to]),
