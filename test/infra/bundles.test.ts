@@ -49,10 +49,10 @@ function sdkLoadedAtInit(outfile: string): string[] {
   );
 }
 
-const AUTHORIZERS = [
+const AUTHORIZERS: [string, string][] = [
   ['authorizer', 'functions/handlers/authorizer.ts'],
   ['origin-authorizer', 'functions/handlers/origin-authorizer.ts'],
-] as const;
+];
 
 describe('function bundles', () => {
   it.each(Object.values(FUNCTIONS).map((fn) => [fn.name, fn.entry]))(
@@ -77,7 +77,7 @@ describe('function bundles', () => {
     expect(loaded).not.toContain('@aws-sdk/s3-request-presigner');
   }, 60_000);
 
-  it.each([[FUNCTIONS.ingest.name, FUNCTIONS.ingest.entry], ...AUTHORIZERS])(
+  it.each<[string, string]>([[FUNCTIONS.ingest.name, FUNCTIONS.ingest.entry], ...AUTHORIZERS])(
     '%s, which reads a secret on every run, loads the secrets SDK module at init',
     async (name, entry) => {
       const { outfile } = await bundle(`${name}-init`, entry);
