@@ -6,7 +6,7 @@ import { RETENTION_HOURS } from '../functions/core/model.ts';
 import { PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
 import { SITE_URL } from '../functions/core/site.ts';
 import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
-import { OPENAPI_PATH, VIEW_PATHS } from '../functions/core/view-paths.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH, VIEW_PATHS } from '../functions/core/view-paths.ts';
 
 export interface TableSpec {
   /** Logical name; locally also the physical name. */
@@ -239,7 +239,7 @@ function apiRoutes(): RouteSpec[] {
     { path: OPENAPI_PATH, methods: ['GET', 'HEAD'], function: 'api' },
     { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },
     // The request-a-key form (outside the read-only /api/v1).
-    { path: '/keys/requests', methods: ['POST'], function: 'api' },
+    { path: KEY_REQUESTS_PATH, methods: ['POST'], function: 'api' },
   ];
 }
 

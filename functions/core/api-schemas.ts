@@ -73,6 +73,9 @@ export const LANE_WAIT_EXAMPLE = {
   source: 'cbp',
 } as const;
 
+/** The same reading as an observation: no lane capacity or freshness. */
+const { maxLanes: _maxLanes, freshness: _freshness, ...OBSERVATION_EXAMPLE } = LANE_WAIT_EXAMPLE;
+
 const GENERATED_AT = '2026-11-18T20:10:00.000Z';
 
 /** A body example per view. */
@@ -93,18 +96,7 @@ export const BODY_EXAMPLES = {
     count: 1,
     truncated: false,
     next: null,
-    observations: [
-      {
-        direction: 'into-us',
-        mode: 'passenger',
-        lane: 'standard',
-        status: 'open',
-        delayMinutes: 45,
-        lanesOpen: 12,
-        observedAt: '2026-11-18T20:00:00Z',
-        source: 'cbp',
-      },
-    ],
+    observations: [OBSERVATION_EXAMPLE],
   },
   forecast: {
     generatedAt: GENERATED_AT,
@@ -241,7 +233,7 @@ export const HourlyAverageSchema = z
   })
   .meta({ id: 'HourlyAverage' });
 
-const ThresholdsSchema = z.looseObject({ freshMinutes: z.number(), staleMinutes: z.number() });
+export const ThresholdsSchema = z.looseObject({ freshMinutes: z.number(), staleMinutes: z.number() });
 const FreshnessPolicySchema = z
   .looseObject({ cbp: ThresholdsSchema, cbsa: ThresholdsSchema })
   .describe('Age thresholds (minutes) of fresh and stale per source')
@@ -300,7 +292,7 @@ function perMethod<S extends z.ZodType>(schema: S): Record<Method, S> {
   return Object.fromEntries(METHODS.map((method) => [method, schema])) as Record<Method, S>;
 }
 
-const SkillFiguresSchema = z
+export const SkillFiguresSchema = z
   .looseObject({
     mae: z.number().min(0).nullable().describe('Mean absolute error, minutes (0.1); null when n is 0'),
     bias: z.number().nullable().describe('Mean of forecast - actual, minutes (0.1): positive means too high'),

@@ -6,6 +6,7 @@ import type { ObservationSchema, ObservationsBodySchema, Written } from './api-s
 import { InvalidQueryError, NotFoundError } from './errors.ts';
 import { portForecastBody } from './forecast-views.ts';
 import { type PublishedDocument, RETENTION_HOURS } from './model.ts';
+import { createPortDirectory } from './port-directory.ts';
 import {
   type AveragesQuery,
   type CurrentQuery,
@@ -15,8 +16,8 @@ import {
   type PortsQuery,
 } from './queries.ts';
 import type { Clock, DocumentStore, ObservationStore } from './stores.ts';
-import { DOCUMENT_KEYS, VIEW_PATHS } from './view-paths.ts';
-import { CACHE_CONTROL, type PublishedPort } from './views.ts';
+import { VIEW_PATHS } from './view-paths.ts';
+import { CACHE_CONTROL } from './views.ts';
 
 export type ReadResult =
   | { kind: 'document'; document: PublishedDocument }
@@ -67,7 +68,7 @@ function decodeWindowCursor(cursor: string): WindowCursor {
 }
 
 export function createReadApi(deps: ReadApiDeps) {
-  let portsCache: { at: number; ports: PublishedPort[] } | undefined;
+  const directory = createPortDirectory(deps);
 
   async function requireDocument(key: string, what: string): Promise<PublishedDocument> {
     const document = await deps.documents.get(key);
@@ -75,37 +76,13 @@ export function createReadApi(deps: ReadApiDeps) {
     return document;
   }
 
-  /**
-   * The published port list (catalogue plus uncatalogued ports seen), cached for a minute. A
-   * missing list is never cached: before the first publish every port would be unknown, and a
-   * minute of 404s after it would contradict the list the CDN already serves.
-   */
-  async function allPorts(refresh = false): Promise<PublishedPort[]> {
-    const now = deps.clock.now();
-    if (!refresh && portsCache && now - portsCache.at < 60_000) return portsCache.ports;
-    const document = await deps.documents.get(DOCUMENT_KEYS.ports('all'));
-    if (!document) return [];
-    const ports = (JSON.parse(document.body) as { ports: PublishedPort[] }).ports;
-    portsCache = { at: now, ports };
-    return ports;
-  }
-
-  const find = (ports: readonly PublishedPort[], idOrSlug: string) =>
-    ports.find((p) => p.id === idOrSlug) ?? ports.find((p) => p.slug === idOrSlug);
-
-  async function resolvePort(idOrSlug: string): Promise<PublishedPort> {
-    let port = find(await allPorts(), idOrSlug);
-    // A port first listed after the cache was filled: look at the current list before a 404,
-    // at most every few seconds.
-    if (!port && portsCache && deps.clock.now() - portsCache.at > 5_000) {
-      port = find(await allPorts(true), idOrSlug);
-    }
-    if (!port) throw new NotFoundError(`no port with id or slug "${idOrSlug}"; GET /api/v1/ports lists them`);
-    return port;
-  }
-
   return {
-    resolvePort,
+    /** The port an id or slug names (any case, string or number); {@link UnknownPortError} if none. */
+    resolvePort: directory.resolve,
+    /** The port an id or slug names, or undefined. */
+    findPort: directory.find,
+    /** Every port as published (the catalogue before the first publish), from the same cache. */
+    listPorts: directory.list,
     async ports(query: PortsQuery): Promise<ReadResult> {
       return {
         kind: 'document',
@@ -119,8 +96,9 @@ export function createReadApi(deps: ReadApiDeps) {
       };
     },
     async averages(query: AveragesQuery): Promise<ReadResult> {
-      await resolvePort(query.port_id);
-      const document = await deps.documents.get(VIEW_PATHS.averages.document(query));
+      // The resolved id: the document's key is in the published spelling, whatever the query's.
+      const port = await directory.resolve(query.port_id);
+      const document = await deps.documents.get(VIEW_PATHS.averages.document({ ...query, port_id: port.id }));
       if (document) return { kind: 'document', document };
       // A known port whose document is not out yet has no aggregates: the contract's empty list.
       return {
@@ -131,8 +109,8 @@ export function createReadApi(deps: ReadApiDeps) {
       };
     },
     async forecast(query: ForecastQuery): Promise<ReadResult> {
-      const port = await resolvePort(query.port_id);
-      const document = await deps.documents.get(VIEW_PATHS.forecast.document(query));
+      const port = await directory.resolve(query.port_id);
+      const document = await deps.documents.get(VIEW_PATHS.forecast.document({ ...query, port_id: port.id }));
       if (document) return { kind: 'document', document };
       // A known port with no forecast issued yet: no lanes, never an invented number.
       return {
@@ -156,7 +134,7 @@ export function createReadApi(deps: ReadApiDeps) {
       query: ObservationsQuery,
       limit: number = MAX_OBSERVATIONS,
     ): Promise<ReadResult & { kind: 'json'; body: ObservationsBody; nextCursor: string | null }> {
-      const port = await resolvePort(query.port_id);
+      const port = await directory.resolve(query.port_id);
       const hours = Math.min(query.hours ?? 24, RETENTION_HOURS);
       const position = query.cursor === undefined ? null : decodeWindowCursor(query.cursor);
       const nowMs = deps.clock.now();

@@ -6,13 +6,11 @@ import { API_VIEWS, type ApiView } from '../core/api-views.ts';
 import { problem } from '../core/problems.ts';
 import type { ReadApi, ReadResult } from '../core/read-api.ts';
 import { SITE_URL } from '../core/site.ts';
-import { OPENAPI_PATH } from '../core/view-paths.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../core/view-paths.ts';
 import type { Access } from './access.ts';
 import { acceptedResponse, type createKeyRequestHandler } from './key-requests.ts';
 import { problemFromError } from './problem.ts';
 import { jsonResponse, problemResponse, queryParams, strongEtag } from './respond.ts';
-
-export const KEY_REQUESTS_PATH = '/keys/requests';
 
 export interface ApiRouterDeps {
   readApi: ReadApi;

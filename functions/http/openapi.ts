@@ -11,7 +11,7 @@ import type { LimitPolicy } from '../core/limits.ts';
 import { policyHeader } from '../core/limits.ts';
 import { PROBLEM_CONTENT_TYPE, problem } from '../core/problems.ts';
 import { SITE_URL } from '../core/site.ts';
-import { OPENAPI_PATH } from '../core/view-paths.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../core/view-paths.ts';
 
 export interface OpenApiOptions {
   key: LimitPolicy;
@@ -293,7 +293,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
           ...errorResponses(OPENAPI_PATH),
         },
       }),
-      '/keys/requests': {
+      [KEY_REQUESTS_PATH]: {
         post: {
           operationId: 'requestApiKey',
           summary: 'Ask for an API key',
@@ -309,7 +309,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
           },
           // The shared errors, with this path's own 400, 413 and 415, in status order.
           responses: byStatus({
-            ...errorResponses('/keys/requests'),
+            ...errorResponses(KEY_REQUESTS_PATH),
             '202': {
               description: 'Stored for review',
               headers: { ...limitHeaders, Link: refHeader('Link') },
@@ -318,20 +318,20 @@ export function buildOpenApi(options: OpenApiOptions): Json {
             '400': problemResponse(
               'A field is missing or bad (each one in errors), or the request looks automated',
               {
-                ...problem('invalid-body', 'email must be an email address', '/keys/requests'),
+                ...problem('invalid-body', 'email must be an email address', KEY_REQUESTS_PATH),
                 errors: [{ name: 'email', reason: 'must be an email address' }],
               },
             ),
             '413': problemResponse(
               'The body is larger than 16 KiB',
-              problem('too-large', 'At most 16384 bytes', '/keys/requests'),
+              problem('too-large', 'At most 16384 bytes', KEY_REQUESTS_PATH),
             ),
             '415': problemResponse(
               'Neither JSON nor form-encoded',
               problem(
                 'unsupported-media-type',
                 'Send application/json or application/x-www-form-urlencoded',
-                '/keys/requests',
+                KEY_REQUESTS_PATH,
               ),
             ),
           }),

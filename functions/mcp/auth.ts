@@ -15,29 +15,24 @@ import {
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
+import { TOOLS } from './registry.ts';
+import { planIncludes, SCOPES_SUPPORTED, type Scope, TIERS } from './scopes.ts';
 
-/** Scopes are permissions; tiers are plans that entitle a user to scopes. */
-export const SCOPES = { alerts: 'alerts', history: 'history' } as const;
-export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
-export const SCOPES_SUPPORTED: readonly Scope[] = ['alerts', 'history'];
+export {
+  planIncludes,
+  SCOPES,
+  SCOPES_SUPPORTED,
+  type Scope,
+  TIER_OF_SCOPE,
+  TIERS,
+  type Tier,
+  tierOf,
+} from './scopes.ts';
 
-export const TIERS = { pro: ['alerts'], business: ['alerts', 'history'] } as const satisfies Record<
-  string,
-  readonly Scope[]
->;
-export type Tier = keyof typeof TIERS;
-
-/** The scope each protected tool needs; tools not listed are anonymous. */
-export const TOOL_SCOPES: Readonly<Record<string, Scope>> = {
-  create_alert: 'alerts',
-  list_alerts: 'alerts',
-  delete_alert: 'alerts',
-  get_wait_history: 'history',
-  export_observations: 'history',
-};
-
-/** The tier that includes a scope, for messages. */
-export const TIER_OF_SCOPE: Readonly<Record<Scope, Tier>> = { alerts: 'pro', history: 'business' };
+/** The scope each protected tool needs, from the tools' own definitions; tools not listed are anonymous. */
+export const TOOL_SCOPES: Readonly<Record<string, Scope>> = Object.fromEntries(
+  TOOLS.flatMap((tool) => (tool.scope ? [[tool.name, tool.scope]] : [])),
+);
 
 export interface AuthSettings {
   /** This endpoint's public URL (`https://host/mcp`): the RFC 8707 resource. */
@@ -141,22 +136,6 @@ export function requiredScopesFor(body: unknown): Scope[] {
     if (scope) out.add(scope);
   }
   return [...out];
-}
-
-/** The user's tier from the verified token, or null when the IdP states none. */
-export function tierOf(auth: AuthInfo | undefined): Tier | null {
-  const tier = auth?.extra?.tier;
-  return typeof tier === 'string' && tier in TIERS ? (tier as Tier) : null;
-}
-
-/**
- * Whether the user's plan includes `scope`. A token that states no known plan is entitled to no
- * paid tool, whatever scopes it carries: scopes say what a client may ask for, the tier what the
- * user has paid for, and an IdP that forgets the claim must not open the paid tiers.
- */
-export function planIncludes(auth: AuthInfo, scope: Scope): boolean {
-  const tier = tierOf(auth);
-  return tier !== null && (TIERS[tier] as readonly Scope[]).includes(scope);
 }
 
 /** The gate: a ready challenge `Response`, or the request's `authInfo` (undefined: anonymous). */

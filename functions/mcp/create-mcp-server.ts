@@ -5,30 +5,10 @@
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
+import { TOOLS } from './registry.ts';
 import type { ToolDeps } from './tool-kit.ts';
-import { registerBestTimeToCross } from './tools/best-time-to-cross.ts';
-import { registerCompareCrossings } from './tools/compare-crossings.ts';
-import { registerCreateAlert } from './tools/create-alert.ts';
-import { registerDeleteAlert } from './tools/delete-alert.ts';
-import { registerExportObservations } from './tools/export-observations.ts';
-import { registerGetCurrentWaits } from './tools/get-current-waits.ts';
-import { registerGetWaitHistory } from './tools/get-wait-history.ts';
-import { registerListAlerts } from './tools/list-alerts.ts';
-import { registerSearchCrossings } from './tools/search-crossings.ts';
 
 export const SERVER_INFO = { name: 'border-waits', title: 'US land border wait times', version: '0.1.0' };
-
-const REGISTRARS = [
-  registerSearchCrossings,
-  registerGetCurrentWaits,
-  registerCompareCrossings,
-  registerBestTimeToCross,
-  registerCreateAlert,
-  registerListAlerts,
-  registerDeleteAlert,
-  registerGetWaitHistory,
-  registerExportObservations,
-];
 
 export function createMcpServer(deps: ToolDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
@@ -48,6 +28,6 @@ export function createMcpServer(deps: ToolDeps): McpServer {
       'server/discover': { ttlMs: 600_000, cacheScope: 'public' },
     },
   });
-  for (const register of REGISTRARS) register(server, deps);
+  for (const tool of TOOLS) tool.register(server, deps);
   return server;
 }

@@ -1,20 +1,28 @@
 /**
- * What every tool shares: its dependencies, result helpers (structuredContent plus a short text),
- * the read-only annotations, and readers of the published documents.
+ * What the tools share besides `defineTool`: their dependencies, the read-only annotations, the
+ * liberal reading of arguments, and readers of the published documents.
  */
 
-import type { AuthInfo, CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { AlertQuota } from '../core/alert-quota.ts';
 import type { AlertStore } from '../core/alerts.ts';
-import { PORTS } from '../core/catalogue.ts';
-import { InvalidQueryError, NotFoundError } from '../core/errors.ts';
+import { PortSchema, SkillFiguresSchema } from '../core/api-schemas.ts';
+import type { CrossingSearch } from '../core/crossings.ts';
 import type { PortForecastBody } from '../core/forecast-views.ts';
-import type { HourlyAverage } from '../core/model.ts';
+import {
+  DIRECTIONS,
+  type Direction,
+  type HourlyAverage,
+  LANES,
+  type Lane,
+  MODES,
+  type Mode,
+  RETENTION_HOURS,
+} from '../core/model.ts';
+import { PortIdSchema } from '../core/queries.ts';
 import type { ReadApi } from '../core/read-api.ts';
 import type { Clock, ExportStore } from '../core/stores.ts';
 import type { Current, PublishedPort } from '../core/views.ts';
-import { planIncludes, type Scope, TIER_OF_SCOPE } from './auth.ts';
 
 export interface ToolDeps {
   readApi: ReadApi;
@@ -34,8 +42,6 @@ export interface ToolDeps {
   newId(): string;
 }
 
-export type ToolRegistrar = (server: McpServer, deps: ToolDeps) => void;
-
 export const READ_ONLY = {
   readOnlyHint: true,
   destructiveHint: false,
@@ -43,62 +49,11 @@ export const READ_ONLY = {
   openWorldHint: false,
 } as const;
 
-/** `structuredContent` validated (and trimmed) by its schema, plus a short text for older clients. */
-export function ok<S extends z.ZodType>(schema: S, data: z.input<S>, text: string): CallToolResult {
-  const structured = schema.parse(data) as Record<string, unknown>;
-  return {
-    content: [{ type: 'text', text: `${text}\n${JSON.stringify(structured)}` }],
-    structuredContent: structured,
-  };
-}
-
-/** A tool execution error the model can act on (wrong argument, unknown port, missing plan). */
-export function toolError(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
-}
-
 /**
- * Catches store and network failures so no internal message reaches the client. A query the core
- * refuses (a bad cursor, an unknown port) is the caller's to fix: its message, written for users,
- * is the tool error.
- */
-export async function guarded(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
-  try {
-    return await run();
-  } catch (error: unknown) {
-    if (error instanceof InvalidQueryError || error instanceof NotFoundError) return toolError(error.message);
-    console.error('mcp tool failed', error);
-    return toolError('The wait-time store is unavailable right now; try again in a minute.');
-  }
-}
-
-/**
- * The signed-in user (token subject) for a tool needing `scope`, or the `isError` result to return. The gate has
- * already answered 401/403; what is left is a plan that lacks the tier.
- */
-export function requireScope(
-  auth: AuthInfo | undefined,
-  scope: Scope,
-  upgradeUrl: string,
-): string | CallToolResult {
-  const tier = TIER_OF_SCOPE[scope];
-  if (!auth) return toolError(`This tool requires sign-in with a ${tier} plan.`);
-  if (!auth.scopes.includes(scope) || !planIncludes(auth, scope)) {
-    return toolError(
-      `This tool needs a ${tier === 'pro' ? 'Pro' : 'Business'} plan, which your account does not have. ` +
-        `Upgrade at ${upgradeUrl}; signing in again will not change the plan.`,
-    );
-  }
-  return String(auth.extra?.sub ?? auth.clientId);
-}
-
-export const SourceSchema = z.string().describe('Where the data comes from');
-
-/**
- * The published port list and current view change once a minute at most (each ingest): a warm
- * function keeps them this long instead of reading them from S3 on every call. Freshness is
- * recomputed at each call from the readings' own times, so the cache never makes a reading look
- * younger than it is.
+ * The published current view changes once a minute at most (each ingest): a warm function keeps it
+ * this long instead of reading it from S3 on every call. Freshness is recomputed at each call from
+ * the readings' own times, so the cache never makes a reading look younger than it is. (The port
+ * list has its own cache, shared with the API, in the read API's port directory.)
  */
 export const DOCUMENT_TTL_MS = 5_000;
 const documentCache = new WeakMap<ReadApi, Map<string, { atMs: number; value: Promise<unknown> }>>();
@@ -119,37 +74,6 @@ function cachedDocument<T>(deps: DocumentDeps, key: string, load: () => Promise<
   store.set(key, { atMs: nowMs, value });
   value.catch(() => store.delete(key));
   return value;
-}
-
-/** Ports as published (catalogue plus uncatalogued ones seen), or the catalogue before the first ingest. */
-export function loadPorts(deps: DocumentDeps): Promise<PublishedPort[]> {
-  return cachedDocument(deps, 'ports', () => readPorts(deps.readApi));
-}
-
-async function readPorts(readApi: ReadApi): Promise<PublishedPort[]> {
-  try {
-    const result = await readApi.ports({});
-    if (result.kind === 'document')
-      return (JSON.parse(result.document.body) as { ports: PublishedPort[] }).ports;
-  } catch {
-    // Not published yet: the catalogue is the answer.
-  }
-  return PORTS.map((port) => ({ ...port, catalogued: true }));
-}
-
-export async function findPublishedPort(
-  deps: DocumentDeps,
-  idOrSlug: string,
-): Promise<PublishedPort | undefined> {
-  const ports = await loadPorts(deps);
-  const lower = idOrSlug.toLowerCase();
-  return ports.find((p) => p.id === idOrSlug) ?? ports.find((p) => p.slug === lower);
-}
-
-export function unknownPort(idOrSlug: string): CallToolResult {
-  return toolError(
-    `Unknown port "${idOrSlug}". Use search_crossings to find the id or slug (e.g. 250401 or san-ysidro).`,
-  );
 }
 
 /** The current view with ports, or null before the first ingest. */
@@ -246,14 +170,71 @@ export function liberal<S extends z.ZodObject>(schema: S): S {
   return wrapped;
 }
 
+/**
+ * An API schema's fields as a closed object: a tool's answer carries exactly these fields (its
+ * `structuredContent` is trimmed to them, and its output schema says `additionalProperties: false`),
+ * while the API's own objects stay open for fields added within v1.
+ */
+export function closed<T extends z.core.$ZodLooseShape>(schema: { shape: T }): z.ZodObject<T, z.core.$strip> {
+  return z.object(schema.shape);
+}
+
 /** A forecast method's track record at one horizon, as the forecast tools return it. */
-export const SkillSchema = z
-  .object({
-    mae: z.number().nullable(),
-    bias: z.number().nullable(),
-    coverage: z.number().nullable(),
-    n: z.number().int(),
-  })
-  .describe(
-    'Track record (28 days) of the published forecasts at this horizon: MAE and bias in minutes, 80% interval coverage',
-  );
+export const SkillSchema = closed(SkillFiguresSchema).describe(
+  'Track record (28 days) of the published forecasts at this horizon: MAE and bias in minutes, 80% interval coverage',
+);
+
+/** The fields that open every answer about one port: which port, when, and from what data. */
+export const PortAnswerSchema = z.object({
+  portId: PortSchema.shape.id,
+  name: PortSchema.shape.name,
+  timeZone: PortSchema.shape.timeZone,
+  generatedAt: z.string().describe('When this answer was computed'),
+  source: z.string().describe('What the answer is computed from'),
+});
+
+export function portAnswer(
+  port: PublishedPort,
+  nowMs: number,
+  source: string,
+): z.input<typeof PortAnswerSchema> {
+  return {
+    portId: port.id,
+    name: port.name,
+    timeZone: port.timeZone,
+    generatedAt: new Date(nowMs).toISOString(),
+    source,
+  };
+}
+
+/** The arguments of a tool about one lane at one port (create_alert, best_time_to_cross). */
+export const PortLaneInputSchema = z.object({
+  port_id: PortIdSchema,
+  direction: z.enum(DIRECTIONS).describe('into-us (CBP) or into-canada (CBSA)'),
+  mode: z.enum(MODES).default('passenger'),
+  lane: z.enum(LANES).default('standard'),
+});
+
+/** A look-back window argument in hours, 1 to the retention, default 24. */
+export function lookBackHours(description: string) {
+  return z.number().int().min(1).max(RETENTION_HOURS).default(24).describe(description);
+}
+
+/** Whether a lane's row passes the optional direction, mode and lane filters of a tool's input. */
+export function laneFilter(filter: {
+  direction?: Direction | undefined;
+  mode?: Mode | undefined;
+  lane?: Lane | undefined;
+}): (row: { direction: Direction; mode: Mode; lane: Lane }) => boolean {
+  return (row) =>
+    (!filter.direction || row.direction === filter.direction) &&
+    (!filter.mode || row.mode === filter.mode) &&
+    (!filter.lane || row.lane === filter.lane);
+}
+
+/** A tool's `near` argument (`radius_km`) as the crossing search takes it. */
+export function nearOf(
+  near: { lat: number; lon: number; radius_km: number } | undefined,
+): CrossingSearch['near'] {
+  return near && { lat: near.lat, lon: near.lon, radiusKm: near.radius_km };
+}

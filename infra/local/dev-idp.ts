@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { errors, type KoaContext, Provider } from 'oidc-provider';
-import { SCOPES_SUPPORTED, TIERS, type Tier } from '../../functions/mcp/auth.ts';
+import { SCOPES_SUPPORTED, TIERS, type Tier } from '../../functions/mcp/scopes.ts';
 
 export interface DevUser {
   sub: string;

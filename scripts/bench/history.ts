@@ -8,7 +8,8 @@
  *
  * Each level starts from empty stores seeded with that much history from the feed simulator's model
  * (hourly readings of every catalogue port, every 5 minutes at the busiest: raw observations for
- * the last 14 days at most, as TTL leaves them, and rollups for every day), then runs ingest cycles
+ * the last 14 days at most, as TTL leaves them, and rollups for every day, settled as the ingest
+ * settles them), then runs ingest cycles
  * over the following simulated hours with timers around the store calls.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -125,7 +126,8 @@ async function level(days: number, layout: Layout): Promise<Figures> {
       await loadLegacyRollups(stores.dynamo, TABLES.rollups.name, rollupsOf(all));
     } else {
       await loadObservations(stores.dynamo, TABLES.observations.name, raw);
-      await loadRollups(stores.dynamo, TABLES.rollups.name, rollupsOf(all));
+      // Rollups as the ingest leaves them at START: dates past the settle age folded into totals.
+      await loadRollups(stores.dynamo, TABLES.rollups.name, rollupsOf(all), START);
     }
     const seedSeconds = (performance.now() - seedStarted) / 1000;
 

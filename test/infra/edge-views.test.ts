@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { API_VIEWS, type ApiView } from '../../functions/core/api-views.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../../functions/core/view-paths.ts';
 import { loadViewerRequest, toCfRequest, VIEWER_REQUEST_FILE } from '../../infra/edge/load.ts';
 
 const run = loadViewerRequest();
@@ -107,6 +108,13 @@ describe('the edge and the view table', () => {
       }
     },
   );
+
+  it.each([
+    ['GET', OPENAPI_PATH],
+    ['POST', KEY_REQUESTS_PATH],
+  ])('%s %s, keyless, goes to the API', (method, path) => {
+    expect(edge(path, {}, method)).toMatchObject({ kind: 'request', originId: 'api' });
+  });
 
   it('names no /api/v1 path the table does not serve from the CDN', () => {
     const source = readFileSync(VIEWER_REQUEST_FILE, 'utf8');

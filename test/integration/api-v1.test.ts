@@ -7,6 +7,8 @@ import { startStack, type TestStack } from './stack.ts';
 
 // A Wednesday afternoon: every crossing busy, every status somewhere.
 const AT = Date.parse('2026-11-18T20:10:00Z');
+/** One key for the port-spelling cases (a key allows 60 requests a minute). */
+let keyForSpellings: string | undefined;
 
 interface LaneWaitBody {
   direction: string;
@@ -186,6 +188,35 @@ describe('/api/v1 on the local runtime', () => {
   it('answers an unknown port_id with a 404 problem', async () => {
     await expectProblem(await stack.get('/api/v1/wait-observations?port_id=no-such-port'), 404);
     await expectProblem(await stack.get('/api/v1/port-hourly-averages?port_id=no-such-port'), 404);
+  });
+
+  const PORT_PATHS = ['/api/v1/wait-observations', '/api/v1/port-hourly-averages', '/api/v1/port-forecast'];
+  const SPELLINGS = ['250401', 'san-ysidro', 'SAN-YSIDRO', 'San-Ysidro'];
+  it.each(
+    PORT_PATHS.flatMap((path) =>
+      SPELLINGS.flatMap((spelling) => [
+        [path, spelling, 'keyless'],
+        [path, spelling, 'keyed'],
+      ]),
+    ),
+  )('%s finds San Ysidro by port_id=%s, %s', async (path, spelling, face) => {
+    keyForSpellings ??= (await issueKey(stack)).key;
+    const headers: Record<string, string> = face === 'keyed' ? { 'x-api-key': keyForSpellings } : {};
+    const response = await stack.get(`${path}?port_id=${spelling}`, { headers });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { portId?: string } | { portId: string }[];
+    const portIds = Array.isArray(body) ? body.map((row) => row.portId) : [body.portId];
+    expect(portIds.length).toBeGreaterThan(0);
+    for (const portId of portIds) expect(portId).toBe('250401');
+  });
+
+  it.each(PORT_PATHS)('%s names the fix for an unknown port_id', async (path) => {
+    keyForSpellings ??= (await issueKey(stack)).key;
+    const response = await stack.get(`${path}?port_id=no-such-port`, {
+      headers: { 'x-api-key': keyForSpellings },
+    });
+    const body = await expectProblem(response, 404);
+    expect(body.detail).toContain('GET /api/v1/ports');
   });
 
   it('answers a missing port_id with a 400 problem', async () => {

@@ -39,6 +39,12 @@ describe.each(ERAS)('the SDK client sending numbers (%s)', (era) => {
 
   it.each([
     ['get_current_waits', { port_id: 250401 }, { port_id: '250401' }],
+    ['get_current_waits', { port_id: 'SAN-YSIDRO' }, { port_id: '250401' }],
+    [
+      'compare_crossings',
+      { direction: 'into-us', port_ids: ['San-Ysidro', 'L24501'] },
+      { direction: 'into-us', port_ids: ['250401', 'l24501'] },
+    ],
     [
       'best_time_to_cross',
       { port_id: 250401, direction: 'into-us', min_samples: '1', limit: '3' },

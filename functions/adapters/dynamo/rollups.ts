@@ -97,13 +97,16 @@ function averagesOf(portId: string, days: Iterable<Record<string, unknown>>): Ho
 }
 
 /**
- * Bulk load into an EMPTY rollup table (a benchmark's history): one put per bucket item and one
- * summary per port. It replaces whole items, so it must not run beside the ingest.
+ * Bulk load into an EMPTY rollup table (a benchmark's or a test's history): one put per bucket item
+ * and one summary per port. With `nowMs`, the items are left as the ingest leaves them at that
+ * time: dates older than `settledBefore(nowMs)` folded into each lane's total (`t`, `ft`, `v`).
+ * It replaces whole items, so it must not run beside the ingest.
  */
 export async function loadRollups(
   doc: DynamoDBDocumentClient,
   table: string,
   contributions: readonly RollupContribution[],
+  nowMs?: number,
 ): Promise<void> {
   const items = new Map<string, Record<string, unknown> & { p: Record<string, Part> }>();
   for (const c of contributions) {
@@ -111,6 +114,34 @@ export async function loadRollups(
     const item = items.get(`${c.portId}|${sk}`) ?? { pk: c.portId, sk, p: {}, t: {}, r: 1 };
     item.p[partKey(c)] = partOf(c);
     items.set(`${c.portId}|${sk}`, item);
+  }
+  if (nowMs !== undefined) {
+    const cutoff = settledBefore(nowMs);
+    for (const item of items.values()) {
+      const totals = new Map<string, Part[]>();
+      let folded = '';
+      for (const [key, part] of Object.entries(item.p)) {
+        const date = key.slice(key.indexOf('|') + 1);
+        if (date >= cutoff) continue;
+        const lane = key.slice(0, key.indexOf('|'));
+        totals.set(lane, [...(totals.get(lane) ?? []), part]);
+        if (date > folded) folded = date;
+        delete item.p[key];
+      }
+      if (totals.size === 0) continue;
+      item.t = Object.fromEntries(
+        [...totals].map(([lane, parts]) => [
+          lane,
+          {
+            s: parts.reduce((total, part) => total + part.s, 0),
+            n: parts.reduce((total, part) => total + part.n, 0),
+            h: mergeHistograms(parts.map((part) => part.h)),
+          },
+        ]),
+      );
+      item.ft = folded;
+      item.v = 1;
+    }
   }
   const summaries = new Map<
     string,

@@ -1,30 +1,23 @@
 import * as z from 'zod';
+import { ForecastPointSchema, HourlyAverageSchema } from '../../core/api-schemas.ts';
 import { bestTimes } from '../../core/crossings.ts';
 import { findLane } from '../../core/forecast-query.ts';
-import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
-import { PortIdSchema } from '../../core/queries.ts';
+import type { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
 import { utcToZoned, zonedToUtc } from '../../core/time.ts';
+import { defineTool, requireDirection } from '../define-tool.ts';
 import {
-  findPublishedPort,
-  guarded,
-  liberal,
   loadAverages,
   loadForecast,
-  ok,
-  READ_ONLY,
+  PortAnswerSchema,
+  PortLaneInputSchema,
+  portAnswer,
   SkillSchema,
-  type ToolRegistrar,
-  toolError,
-  unknownPort,
+  type ToolDeps,
 } from '../tool-kit.ts';
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
-const InputSchema = z.object({
-  port_id: PortIdSchema,
-  direction: z.enum(DIRECTIONS).describe('into-us (CBP) or into-canada (CBSA)'),
-  mode: z.enum(MODES).default('passenger'),
-  lane: z.enum(LANES).default('standard'),
+const InputSchema = PortLaneInputSchema.extend({
   day_of_week: z
     .number()
     .int()
@@ -51,34 +44,33 @@ const InputSchema = z.object({
     ),
 });
 
+const point = ForecastPointSchema.shape;
+const average = HourlyAverageSchema.shape;
+
 const OptionSchema = z.object({
-  at: z.string().describe('Target time (UTC)'),
+  at: point.at,
   localTime: z.string().describe('Port-local HH:MM'),
-  delayMinutes: z.number().describe('Forecast wait, minutes'),
-  low: z.number().describe('80% interval, low end'),
-  high: z.number().describe('80% interval, high end'),
-  method: z.enum(['model', 'persistence', 'profile']),
-  horizonMinutes: z.number().int(),
+  delayMinutes: point.delayMinutes.describe('Forecast wait, minutes'),
+  low: point.low,
+  high: point.high,
+  method: point.method,
+  horizonMinutes: point.horizonMinutes,
   skill: SkillSchema.nullable(),
 });
 
 const BucketSchema = z.object({
-  dayOfWeek: z.number().int(),
+  dayOfWeek: average.dayOfWeek,
   day: z.string(),
-  hour: z.number().int().describe('Port-local hour, 0-23'),
-  averageDelayMinutes: z.number(),
-  samples: z.number().int(),
+  hour: average.hour,
+  averageDelayMinutes: average.averageDelayMinutes,
+  samples: average.samples,
 });
 
-const OutputSchema = z.object({
-  portId: z.string(),
-  name: z.string(),
-  timeZone: z.string().describe('Days and hours are in this zone'),
-  generatedAt: z.string(),
-  source: z.string(),
-  direction: z.enum(DIRECTIONS),
-  mode: z.enum(MODES),
-  lane: z.enum(LANES),
+const OutputSchema = PortAnswerSchema.extend({
+  timeZone: PortAnswerSchema.shape.timeZone.describe('Days and hours are in this zone'),
+  direction: average.direction,
+  mode: average.mode,
+  lane: average.lane,
   bucketsConsidered: z.number().int(),
   best: z.array(BucketSchema),
   worst: BucketSchema.nullable(),
@@ -95,88 +87,71 @@ const OutputSchema = z.object({
     .describe('With depart_between: the forecast for that window today'),
 });
 
-export const registerBestTimeToCross: ToolRegistrar = (server, deps) => {
-  server.registerTool(
-    'best_time_to_cross',
-    {
-      title: 'Best time to cross',
-      description:
-        'The hours with the lowest average wait (minutes) at one crossing, from hourly averages by day of ' +
-        "week and hour in the port's own time zone, with the sample count of each hour. Averages are rebuilt " +
-        'after each ingest from the observations; they describe the past, not a forecast. With depart_between ' +
-        '(a window today, port-local HH:MM, within the next 6 hours), today ranks the forecast points in the ' +
-        'window, each with its 80% interval, the method published (model, persistence or profile: the one with ' +
-        'the lowest error on that lane) and its track record. Anonymous.',
-      inputSchema: liberal(InputSchema),
-      outputSchema: OutputSchema,
-      annotations: READ_ONLY,
-    },
-    async (input) =>
-      guarded(async () => {
-        const port = await findPublishedPort(deps, input.port_id);
-        if (!port) return unknownPort(input.port_id);
-        if (!port.directions.includes(input.direction)) {
-          return toolError(
-            `${port.name} has no ${input.direction} wait times; it has ${port.directions.join(', ')}.`,
-          );
-        }
-        const averages = await loadAverages(deps.readApi, port.id);
-        const { best, buckets, worst } = bestTimes(averages, {
-          direction: input.direction,
-          mode: input.mode,
-          lane: input.lane,
-          dayOfWeek: input.day_of_week,
-          minSamples: input.min_samples,
-          limit: input.limit,
-        });
-        const withDay = (a: (typeof best)[number]) => ({
-          dayOfWeek: a.dayOfWeek,
-          day: DAYS[a.dayOfWeek] ?? String(a.dayOfWeek),
-          hour: a.hour,
-          averageDelayMinutes: Math.round(a.averageDelayMinutes * 10) / 10,
-          samples: a.samples,
-        });
-        const rows = best.map(withDay);
-        const today = input.depart_between
-          ? await forecastWindow(deps, port, input, input.depart_between)
-          : null;
-        return ok(
-          OutputSchema,
-          {
-            portId: port.id,
-            name: port.name,
-            timeZone: port.timeZone,
-            generatedAt: new Date(deps.clock.now()).toISOString(),
-            source: 'hourly averages of stored observations',
-            direction: input.direction,
-            mode: input.mode,
-            lane: input.lane,
-            bucketsConsidered: buckets,
-            best: rows,
-            worst: worst ? withDay(worst) : null,
-            today,
-          },
-          (today
-            ? today.best
-              ? `Today ${today.from}-${today.to}: best at ${today.best.localTime}, ${today.best.delayMinutes} min (80%: ${today.best.low}-${today.best.high}, ${today.best.method}${today.best.skill ? `, MAE ${today.best.skill.mae} min over ${today.best.skill.n}` : ''}). `
-              : `Today ${today.from}-${today.to}: ${today.reason} `
-            : '') +
-            (rows.length === 0
-              ? `${port.name}: no hourly averages with at least ${input.min_samples} samples yet for ${input.mode} ${input.lane} ${input.direction}.`
-              : `${port.name} (${port.timeZone}), lowest averages: ${rows
-                  .map(
-                    (r) =>
-                      `${r.day} ${String(r.hour).padStart(2, '0')}:00 ${r.averageDelayMinutes} min (${r.samples} samples)`,
-                  )
-                  .join('; ')}`),
-        );
-      }),
-  );
-};
+export const bestTimeToCrossTool = defineTool({
+  name: 'best_time_to_cross',
+  title: 'Best time to cross',
+  description:
+    'The hours with the lowest average wait (minutes) at one crossing, from hourly averages by day of ' +
+    "week and hour in the port's own time zone, with the sample count of each hour. Averages are rebuilt " +
+    'after each ingest from the observations; they describe the past, not a forecast. With depart_between ' +
+    '(a window today, port-local HH:MM, within the next 6 hours), today ranks the forecast points in the ' +
+    'window, each with its 80% interval, the method published (model, persistence or profile: the one with ' +
+    'the lowest error on that lane) and its track record. Anonymous.',
+  input: InputSchema,
+  output: OutputSchema,
+  port: 'port_id',
+  async run({ input, port }, deps) {
+    requireDirection(port, input.direction);
+    const averages = await loadAverages(deps.readApi, port.id);
+    const { best, buckets, worst } = bestTimes(averages, {
+      direction: input.direction,
+      mode: input.mode,
+      lane: input.lane,
+      dayOfWeek: input.day_of_week,
+      minSamples: input.min_samples,
+      limit: input.limit,
+    });
+    const withDay = (a: (typeof best)[number]) => ({
+      dayOfWeek: a.dayOfWeek,
+      day: DAYS[a.dayOfWeek] ?? String(a.dayOfWeek),
+      hour: a.hour,
+      averageDelayMinutes: Math.round(a.averageDelayMinutes * 10) / 10,
+      samples: a.samples,
+    });
+    const rows = best.map(withDay);
+    const today = input.depart_between ? await forecastWindow(deps, port, input, input.depart_between) : null;
+    return {
+      structured: {
+        ...portAnswer(port, deps.clock.now(), 'hourly averages of stored observations'),
+        direction: input.direction,
+        mode: input.mode,
+        lane: input.lane,
+        bucketsConsidered: buckets,
+        best: rows,
+        worst: worst ? withDay(worst) : null,
+        today,
+      },
+      text:
+        (today
+          ? today.best
+            ? `Today ${today.from}-${today.to}: best at ${today.best.localTime}, ${today.best.delayMinutes} min (80%: ${today.best.low}-${today.best.high}, ${today.best.method}${today.best.skill ? `, MAE ${today.best.skill.mae} min over ${today.best.skill.n}` : ''}). `
+            : `Today ${today.from}-${today.to}: ${today.reason} `
+          : '') +
+        (rows.length === 0
+          ? `${port.name}: no hourly averages with at least ${input.min_samples} samples yet for ${input.mode} ${input.lane} ${input.direction}.`
+          : `${port.name} (${port.timeZone}), lowest averages: ${rows
+              .map(
+                (r) =>
+                  `${r.day} ${String(r.hour).padStart(2, '0')}:00 ${r.averageDelayMinutes} min (${r.samples} samples)`,
+              )
+              .join('; ')}`),
+    };
+  },
+});
 
 /** The forecast points of one lane inside a port-local window today, lowest wait first. */
 async function forecastWindow(
-  deps: Parameters<ToolRegistrar>[1],
+  deps: ToolDeps,
   port: { id: string; timeZone: string },
   lane: {
     direction: (typeof DIRECTIONS)[number];

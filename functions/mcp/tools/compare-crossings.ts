@@ -1,22 +1,12 @@
 import * as z from 'zod';
+import { ForecastPointSchema, LaneWaitSchema, PortSchema } from '../../core/api-schemas.ts';
 import { compareCrossings, searchCrossings } from '../../core/crossings.ts';
 import { type ForecastAt, findLane, laneForecastAt } from '../../core/forecast-query.ts';
-import { BORDERS, DIRECTIONS, FRESHNESS, LANES, MODES, SOURCES } from '../../core/model.ts';
+import { BORDERS, DIRECTIONS, LANES, MODES } from '../../core/model.ts';
 import { PortIdSchema } from '../../core/queries.ts';
 import type { PublishedPort } from '../../core/views.ts';
-import {
-  guarded,
-  liberal,
-  loadCurrent,
-  loadForecast,
-  loadPorts,
-  ok,
-  READ_ONLY,
-  SkillSchema,
-  type ToolRegistrar,
-  toolError,
-  unknownPort,
-} from '../tool-kit.ts';
+import { defineTool, ToolError } from '../define-tool.ts';
+import { loadCurrent, loadForecast, nearOf, SkillSchema, type ToolDeps } from '../tool-kit.ts';
 
 const InputSchema = z.object({
   direction: z.enum(DIRECTIONS).describe('into-us (CBP) or into-canada (CBSA)'),
@@ -67,29 +57,35 @@ const InputSchema = z.object({
     .describe('Arrival in this many minutes (0-360): also rank by the forecast wait then'),
 });
 
+const lane = LaneWaitSchema.shape;
+const point = ForecastPointSchema.shape;
+
+/** A crossing left out of a ranking, and why. */
+const ExcludedSchema = z.object({ portId: z.string(), name: z.string(), reason: z.string() });
+
 const OutputSchema = z.object({
   generatedAt: z.string(),
   publishedAt: z.string().nullable(),
   source: z.string(),
-  direction: z.enum(DIRECTIONS),
-  mode: z.enum(MODES),
-  lanes: z.array(z.enum(LANES)),
+  direction: lane.direction,
+  mode: lane.mode,
+  lanes: z.array(lane.lane),
   ranked: z.array(
     z.object({
       rank: z.number().int(),
       portId: z.string(),
-      name: z.string(),
-      crossing: z.string().nullable(),
-      lane: z.enum(LANES),
-      delayMinutes: z.number(),
-      lanesOpen: z.number().nullable(),
-      observedAt: z.string().nullable(),
-      freshness: z.enum(FRESHNESS),
+      name: PortSchema.shape.name,
+      crossing: PortSchema.shape.crossing,
+      lane: lane.lane,
+      delayMinutes: lane.delayMinutes.unwrap().describe('Current wait, minutes'),
+      lanesOpen: lane.lanesOpen,
+      observedAt: lane.observedAt,
+      freshness: lane.freshness,
       ageMinutes: z.number(),
-      source: z.enum(SOURCES),
+      source: lane.source,
     }),
   ),
-  excluded: z.array(z.object({ portId: z.string(), name: z.string(), reason: z.string() })),
+  excluded: z.array(ExcludedSchema),
   atArrival: z
     .object({
       at: z.string(),
@@ -97,137 +93,134 @@ const OutputSchema = z.object({
         z.object({
           rank: z.number().int(),
           portId: z.string(),
-          name: z.string(),
-          lane: z.enum(LANES),
-          delayMinutes: z.number().describe('Forecast wait at arrival, minutes'),
-          low: z.number().describe('80% interval, low end'),
-          high: z.number().describe('80% interval, high end'),
-          method: z.enum(['model', 'persistence', 'profile']),
-          horizonMinutes: z.number().int(),
+          name: PortSchema.shape.name,
+          lane: lane.lane,
+          delayMinutes: point.delayMinutes.describe('Forecast wait at arrival, minutes'),
+          low: point.low,
+          high: point.high,
+          method: point.method,
+          horizonMinutes: point.horizonMinutes,
           issuedAt: z.string(),
           skill: SkillSchema.nullable(),
         }),
       ),
-      excluded: z.array(z.object({ portId: z.string(), name: z.string(), reason: z.string() })),
+      excluded: z.array(ExcludedSchema),
     })
     .nullable()
     .describe('With arrive_at or in_minutes: crossings ranked by the forecast wait at arrival'),
 });
 
-export const registerCompareCrossings: ToolRegistrar = (server, deps) => {
-  server.registerTool(
-    'compare_crossings',
-    {
-      title: 'Compare crossings now',
-      description:
-        'Rank crossings by the shortest current wait (minutes) for a direction and mode over the lanes the ' +
-        'traveller may use. Only open lanes with a published number count; stale readings only with ' +
-        'include_stale, expired ones never; each result carries its observedAt, age and freshness, and ' +
-        'crossings left out are listed with the reason. Choose crossings by port_ids, border, state or near. ' +
-        'With arrive_at or in_minutes (up to 6 hours ahead), atArrival also ranks them by the forecast wait at ' +
-        'arrival, each with its 80% interval, the method published (model, persistence or profile: the one ' +
-        'with the lowest error on that lane) and its track record. Anonymous.',
-      inputSchema: liberal(InputSchema),
-      outputSchema: OutputSchema,
-      annotations: READ_ONLY,
-    },
-    async (input) =>
-      guarded(async () => {
-        const ports = await loadPorts(deps);
-        let candidates: PublishedPort[];
-        if (input.port_ids) {
-          candidates = [];
-          for (const id of input.port_ids) {
-            const port = ports.find((p) => p.id === id) ?? ports.find((p) => p.slug === id.toLowerCase());
-            if (!port) return unknownPort(id);
-            if (!candidates.includes(port)) candidates.push(port);
-          }
-        } else if (input.border || input.state || input.near) {
-          const ids = new Set(
-            searchCrossings(ports, {
-              border: input.border,
-              state: input.state,
-              near: input.near && {
-                lat: input.near.lat,
-                lon: input.near.lon,
-                radiusKm: input.near.radius_km,
-              },
-              limit: 200,
-            }).map((m) => m.id),
-          );
-          candidates = ports.filter((p) => ids.has(p.id));
-        } else {
-          return toolError('Say which crossings to compare: port_ids (2 or more), border, state or near.');
-        }
-        candidates = candidates.filter((p) => p.directions.includes(input.direction));
-        if (candidates.length === 0) {
-          return toolError(`None of those crossings has ${input.direction} wait times.`);
-        }
-        const nowMs = deps.clock.now();
-        const current = await loadCurrent(deps);
-        const { ranked, excluded } = compareCrossings(
-          candidates.map((port) => ({ port, current: current?.byPort.get(port.id) })),
-          {
-            direction: input.direction,
-            mode: input.mode,
-            lanes: input.lanes,
-            includeStale: input.include_stale,
-          },
-          nowMs,
-        );
-        const top = ranked.slice(0, input.limit);
-        if (input.arrive_at !== undefined && input.in_minutes !== undefined) {
-          return toolError('Give arrive_at or in_minutes, not both.');
-        }
-        const arrivalMs =
-          input.arrive_at !== undefined
-            ? Date.parse(input.arrive_at)
-            : input.in_minutes !== undefined
-              ? nowMs + input.in_minutes * 60_000
-              : null;
-        if (arrivalMs !== null && (arrivalMs < nowMs - 60_000 || arrivalMs > nowMs + 6 * 3_600_000)) {
-          return toolError('arrive_at must be between now and 6 hours from now (the forecasts reach +6 h).');
-        }
-        const atArrival = arrivalMs === null ? null : await rankAtArrival(deps, candidates, input, arrivalMs);
-        return ok(
-          OutputSchema,
-          {
-            generatedAt: new Date(nowMs).toISOString(),
-            publishedAt: current?.generatedAt ?? null,
-            source: input.direction === 'into-us' ? 'US CBP border wait times' : 'CBSA border wait times',
-            direction: input.direction,
-            mode: input.mode,
-            lanes: input.lanes,
-            ranked: top,
-            excluded,
-            atArrival: atArrival && { ...atArrival, ranked: atArrival.ranked.slice(0, input.limit) },
-          },
-          atArrival
-            ? atArrival.ranked.length === 0
-              ? `No forecast for ${atArrival.at} at these crossings (see atArrival.excluded).`
-              : `Forecast at ${atArrival.at}: ${atArrival.ranked
-                  .slice(0, 3)
-                  .map(
-                    (r) =>
-                      `${r.rank}. ${r.name} ${r.delayMinutes} min (80%: ${r.low}-${r.high}, ${r.lane}, ${r.method}${r.skill ? `, MAE ${r.skill.mae} min over ${r.skill.n}` : ''})`,
-                  )
-                  .join('; ')}`
-            : top.length === 0
-              ? `No crossing has a usable ${input.mode} reading now (${excluded.length} left out; see excluded).`
-              : `Shortest now: ${top
-                  .slice(0, 3)
-                  .map(
-                    (r) => `${r.rank}. ${r.name} ${r.delayMinutes} min (${r.lane}, ${r.ageMinutes} min old)`,
-                  )
-                  .join('; ')}`,
-        );
-      }),
-  );
-};
+/** The crossings the input names (port_ids), or selects (border, state, near), that have `direction`. */
+async function candidatesOf(
+  deps: ToolDeps,
+  input: z.output<typeof InputSchema>,
+  named: PublishedPort[],
+): Promise<PublishedPort[]> {
+  let candidates: PublishedPort[];
+  if (input.port_ids) candidates = named;
+  else if (input.border || input.state || input.near) {
+    const ports = await deps.readApi.listPorts();
+    const ids = new Set(
+      searchCrossings(ports, {
+        border: input.border,
+        state: input.state,
+        near: nearOf(input.near),
+        limit: 200,
+      }).map((m) => m.id),
+    );
+    candidates = ports.filter((p) => ids.has(p.id));
+  } else {
+    throw new ToolError('Say which crossings to compare: port_ids (2 or more), border, state or near.');
+  }
+  candidates = candidates.filter((p) => p.directions.includes(input.direction));
+  if (candidates.length === 0)
+    throw new ToolError(`None of those crossings has ${input.direction} wait times.`);
+  return candidates;
+}
+
+/** The arrival time the input asks about (ms), or null. */
+function arrivalOf(input: z.output<typeof InputSchema>, nowMs: number): number | null {
+  if (input.arrive_at !== undefined && input.in_minutes !== undefined) {
+    throw new ToolError('Give arrive_at or in_minutes, not both.');
+  }
+  const arrivalMs =
+    input.arrive_at !== undefined
+      ? Date.parse(input.arrive_at)
+      : input.in_minutes !== undefined
+        ? nowMs + input.in_minutes * 60_000
+        : null;
+  if (arrivalMs !== null && (arrivalMs < nowMs - 60_000 || arrivalMs > nowMs + 6 * 3_600_000)) {
+    throw new ToolError('arrive_at must be between now and 6 hours from now (the forecasts reach +6 h).');
+  }
+  return arrivalMs;
+}
+
+export const compareCrossingsTool = defineTool({
+  name: 'compare_crossings',
+  title: 'Compare crossings now',
+  description:
+    'Rank crossings by the shortest current wait (minutes) for a direction and mode over the lanes the ' +
+    'traveller may use. Only open lanes with a published number count; stale readings only with ' +
+    'include_stale, expired ones never; each result carries its observedAt, age and freshness, and ' +
+    'crossings left out are listed with the reason. Choose crossings by port_ids, border, state or near. ' +
+    'With arrive_at or in_minutes (up to 6 hours ahead), atArrival also ranks them by the forecast wait at ' +
+    'arrival, each with its 80% interval, the method published (model, persistence or profile: the one ' +
+    'with the lowest error on that lane) and its track record. Anonymous.',
+  input: InputSchema,
+  output: OutputSchema,
+  port: 'port_ids',
+  async run({ input, ports }, deps) {
+    const candidates = await candidatesOf(deps, input, ports);
+    const nowMs = deps.clock.now();
+    const current = await loadCurrent(deps);
+    const { ranked, excluded } = compareCrossings(
+      candidates.map((port) => ({ port, current: current?.byPort.get(port.id) })),
+      {
+        direction: input.direction,
+        mode: input.mode,
+        lanes: input.lanes,
+        includeStale: input.include_stale,
+      },
+      nowMs,
+    );
+    const top = ranked.slice(0, input.limit);
+    const arrivalMs = arrivalOf(input, nowMs);
+    const atArrival = arrivalMs === null ? null : await rankAtArrival(deps, candidates, input, arrivalMs);
+    return {
+      structured: {
+        generatedAt: new Date(nowMs).toISOString(),
+        publishedAt: current?.generatedAt ?? null,
+        source: input.direction === 'into-us' ? 'US CBP border wait times' : 'CBSA border wait times',
+        direction: input.direction,
+        mode: input.mode,
+        lanes: input.lanes,
+        ranked: top,
+        excluded,
+        atArrival: atArrival && { ...atArrival, ranked: atArrival.ranked.slice(0, input.limit) },
+      },
+      text: atArrival
+        ? atArrival.ranked.length === 0
+          ? `No forecast for ${atArrival.at} at these crossings (see atArrival.excluded).`
+          : `Forecast at ${atArrival.at}: ${atArrival.ranked
+              .slice(0, 3)
+              .map(
+                (r) =>
+                  `${r.rank}. ${r.name} ${r.delayMinutes} min (80%: ${r.low}-${r.high}, ${r.lane}, ${r.method}${r.skill ? `, MAE ${r.skill.mae} min over ${r.skill.n}` : ''})`,
+              )
+              .join('; ')}`
+        : top.length === 0
+          ? `No crossing has a usable ${input.mode} reading now (${excluded.length} left out; see excluded).`
+          : `Shortest now: ${top
+              .slice(0, 3)
+              .map((r) => `${r.rank}. ${r.name} ${r.delayMinutes} min (${r.lane}, ${r.ageMinutes} min old)`)
+              .join('; ')}`,
+    };
+  },
+});
 
 /** Crossings ranked by the forecast wait at `arrivalMs` over the allowed lanes (best lane each). */
 async function rankAtArrival(
-  deps: Parameters<ToolRegistrar>[1],
+  deps: ToolDeps,
   candidates: readonly PublishedPort[],
   input: {
     direction: (typeof DIRECTIONS)[number];

@@ -1,25 +1,11 @@
 import * as z from 'zod';
 import { type Alert, MAX_ALERTS_PER_OWNER, webhookSecretOf } from '../../core/alerts.ts';
-import { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
-import { PortIdSchema } from '../../core/queries.ts';
 import { webhookUrlProblem } from '../../core/webhook-target.ts';
-import {
-  findPublishedPort,
-  guarded,
-  liberal,
-  ok,
-  requireScope,
-  type ToolRegistrar,
-  toolError,
-  unknownPort,
-} from '../tool-kit.ts';
-import { AlertViewSchema, alertView } from './alert-schema.ts';
+import { AlertViewSchema, alertView } from '../alert-view.ts';
+import { defineTool, requireDirection, ToolError } from '../define-tool.ts';
+import { PortLaneInputSchema } from '../tool-kit.ts';
 
-const InputSchema = z.object({
-  port_id: PortIdSchema,
-  direction: z.enum(DIRECTIONS).describe('into-us (CBP) or into-canada (CBSA)'),
-  mode: z.enum(MODES).default('passenger'),
-  lane: z.enum(LANES).default('standard'),
+const InputSchema = PortLaneInputSchema.extend({
   comparison: z
     .enum(['below', 'above'])
     .default('below')
@@ -50,89 +36,70 @@ const OutputSchema = z.object({
   signature: z.string().describe('How to verify a delivery'),
 });
 
-export const registerCreateAlert: ToolRegistrar = (server, deps) => {
-  server.registerTool(
-    'create_alert',
-    {
-      title: 'Create a wait-time alert',
-      description:
-        'Watch one crossing lane for a wait (minutes) below or above a threshold. Evaluated after every ingest ' +
-        '(about each minute); fires only on fresh readings (at most 75 min old), at most once per cooldown; ' +
-        'each firing is recorded (see list_alerts) and, with webhook_url, POSTed as JSON signed with ' +
-        'HMAC-SHA256. Requires a Pro plan (sign-in, scope "alerts").',
-      inputSchema: liberal(InputSchema),
-      outputSchema: OutputSchema,
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: false,
+export const createAlertTool = defineTool({
+  name: 'create_alert',
+  title: 'Create a wait-time alert',
+  description:
+    'Watch one crossing lane for a wait (minutes) below or above a threshold. Evaluated after every ingest ' +
+    '(about each minute); fires only on fresh readings (at most 75 min old), at most once per cooldown; ' +
+    'each firing is recorded (see list_alerts) and, with webhook_url, POSTed as JSON signed with ' +
+    'HMAC-SHA256. Requires a Pro plan (sign-in, scope "alerts").',
+  input: InputSchema,
+  output: OutputSchema,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  scope: 'alerts',
+  port: 'port_id',
+  async run({ input, port, owner }, deps) {
+    requireDirection(port, input.direction);
+    if (input.webhook_url) {
+      const problem = webhookUrlProblem(input.webhook_url, deps.settings.allowPrivateWebhooks);
+      if (problem) throw new ToolError(`${problem}.`);
+    }
+    const nowIso = new Date(deps.clock.now()).toISOString();
+    const id = `al_${deps.newId()}`;
+    const secret = input.webhook_url ? webhookSecretOf(await deps.settings.webhookSigningKey(), id) : null;
+    // A slot first (atomic), then the alert: concurrent calls cannot pass the cap.
+    const reserved = await deps.alertQuota.reserve(
+      owner,
+      MAX_ALERTS_PER_OWNER,
+      async () => (await deps.alerts.listByOwner(owner)).length,
+    );
+    if (!reserved) {
+      throw new ToolError(
+        `You have ${MAX_ALERTS_PER_OWNER} alerts, the most allowed; delete one with delete_alert first.`,
+      );
+    }
+    const alert: Alert = {
+      id,
+      owner,
+      portId: port.id,
+      direction: input.direction,
+      mode: input.mode,
+      lane: input.lane,
+      comparison: input.comparison,
+      thresholdMinutes: input.threshold_minutes,
+      cooldownMinutes: input.cooldown_minutes,
+      webhookUrl: input.webhook_url ?? null,
+      createdAt: nowIso,
+      lastFiredAt: null,
+      lastFiredObservedAt: null,
+      firings: [],
+    };
+    try {
+      await deps.alerts.put(alert);
+    } catch (error: unknown) {
+      await deps.alertQuota.release(owner).catch(() => undefined);
+      throw error;
+    }
+    return {
+      structured: {
+        generatedAt: nowIso,
+        alert: alertView(alert),
+        webhookSecret: secret,
+        signature:
+          'Header webhook-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with webhookSecret>',
       },
-    },
-    async (input, ctx) =>
-      guarded(async () => {
-        const owner = requireScope(ctx.http?.authInfo, 'alerts', deps.settings.upgradeUrl);
-        if (typeof owner !== 'string') return owner;
-        const port = await findPublishedPort(deps, input.port_id);
-        if (!port) return unknownPort(input.port_id);
-        if (!port.directions.includes(input.direction)) {
-          return toolError(
-            `${port.name} has no ${input.direction} wait times; it has ${port.directions.join(', ')}.`,
-          );
-        }
-        if (input.webhook_url) {
-          const problem = webhookUrlProblem(input.webhook_url, deps.settings.allowPrivateWebhooks);
-          if (problem) return toolError(`${problem}.`);
-        }
-        const nowIso = new Date(deps.clock.now()).toISOString();
-        const id = `al_${deps.newId()}`;
-        const secret = input.webhook_url
-          ? webhookSecretOf(await deps.settings.webhookSigningKey(), id)
-          : null;
-        // A slot first (atomic), then the alert: concurrent calls cannot pass the cap.
-        const reserved = await deps.alertQuota.reserve(
-          owner,
-          MAX_ALERTS_PER_OWNER,
-          async () => (await deps.alerts.listByOwner(owner)).length,
-        );
-        if (!reserved) {
-          return toolError(
-            `You have ${MAX_ALERTS_PER_OWNER} alerts, the most allowed; delete one with delete_alert first.`,
-          );
-        }
-        const alert: Alert = {
-          id,
-          owner: owner,
-          portId: port.id,
-          direction: input.direction,
-          mode: input.mode,
-          lane: input.lane,
-          comparison: input.comparison,
-          thresholdMinutes: input.threshold_minutes,
-          cooldownMinutes: input.cooldown_minutes,
-          webhookUrl: input.webhook_url ?? null,
-          createdAt: nowIso,
-          lastFiredAt: null,
-          lastFiredObservedAt: null,
-          firings: [],
-        };
-        try {
-          await deps.alerts.put(alert);
-        } catch (error: unknown) {
-          await deps.alertQuota.release(owner).catch(() => undefined);
-          throw error;
-        }
-        return ok(
-          OutputSchema,
-          {
-            generatedAt: nowIso,
-            alert: alertView(alert),
-            webhookSecret: secret,
-            signature:
-              'Header webhook-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with webhookSecret>',
-          },
-          `Alert ${alert.id} created: ${port.name} ${alert.direction} ${alert.mode} ${alert.lane} ${alert.comparison} ${alert.thresholdMinutes} min.`,
-        );
-      }),
-  );
-};
+      text: `Alert ${alert.id} created: ${port.name} ${alert.direction} ${alert.mode} ${alert.lane} ${alert.comparison} ${alert.thresholdMinutes} min.`,
+    };
+  },
+});

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { guarded, liberal, ok, requireScope, type ToolRegistrar, toolError } from '../tool-kit.ts';
+import { defineTool, ToolError } from '../define-tool.ts';
 
 const InputSchema = z.object({
   alert_id: z
@@ -10,31 +10,24 @@ const InputSchema = z.object({
 
 const OutputSchema = z.object({ generatedAt: z.string(), deleted: z.string() });
 
-export const registerDeleteAlert: ToolRegistrar = (server, deps) => {
-  server.registerTool(
-    'delete_alert',
-    {
-      title: 'Delete an alert',
-      description:
-        'Deletes one of your alerts and its firing history. Requires a Pro plan (sign-in, scope "alerts").',
-      inputSchema: liberal(InputSchema),
-      outputSchema: OutputSchema,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    },
-    async (input, ctx) =>
-      guarded(async () => {
-        const owner = requireScope(ctx.http?.authInfo, 'alerts', deps.settings.upgradeUrl);
-        if (typeof owner !== 'string') return owner;
-        // Another user's alert is indistinguishable from a missing one.
-        if (!(await deps.alerts.delete(owner, input.alert_id))) {
-          return toolError(`You have no alert ${input.alert_id}; list_alerts shows yours.`);
-        }
-        await deps.alertQuota.release(owner);
-        return ok(
-          OutputSchema,
-          { generatedAt: new Date(deps.clock.now()).toISOString(), deleted: input.alert_id },
-          `Alert ${input.alert_id} deleted.`,
-        );
-      }),
-  );
-};
+export const deleteAlertTool = defineTool({
+  name: 'delete_alert',
+  title: 'Delete an alert',
+  description:
+    'Deletes one of your alerts and its firing history. Requires a Pro plan (sign-in, scope "alerts").',
+  input: InputSchema,
+  output: OutputSchema,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  scope: 'alerts',
+  async run({ input, owner }, deps) {
+    // Another user's alert is indistinguishable from a missing one.
+    if (!(await deps.alerts.delete(owner, input.alert_id))) {
+      throw new ToolError(`You have no alert ${input.alert_id}; list_alerts shows yours.`);
+    }
+    await deps.alertQuota.release(owner);
+    return {
+      structured: { generatedAt: new Date(deps.clock.now()).toISOString(), deleted: input.alert_id },
+      text: `Alert ${input.alert_id} deleted.`,
+    };
+  },
+});

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { guarded, liberal, ok, READ_ONLY, requireScope, type ToolRegistrar } from '../tool-kit.ts';
-import { AlertViewSchema, alertView } from './alert-schema.ts';
+import { AlertViewSchema, alertView } from '../alert-view.ts';
+import { defineTool } from '../define-tool.ts';
 
 const OutputSchema = z.object({
   generatedAt: z.string(),
@@ -8,32 +8,24 @@ const OutputSchema = z.object({
   alerts: z.array(AlertViewSchema),
 });
 
-export const registerListAlerts: ToolRegistrar = (server, deps) => {
-  server.registerTool(
-    'list_alerts',
-    {
-      title: 'List my alerts',
-      description:
-        'Your alerts with their recent firings (time, wait in minutes, the reading observedAt, webhook ' +
-        'delivery status and attempts). Only your own alerts. Requires a Pro plan (sign-in, scope "alerts").',
-      inputSchema: liberal(z.object({})),
-      outputSchema: OutputSchema,
-      annotations: READ_ONLY,
-    },
-    async (_input, ctx) =>
-      guarded(async () => {
-        const owner = requireScope(ctx.http?.authInfo, 'alerts', deps.settings.upgradeUrl);
-        if (typeof owner !== 'string') return owner;
-        const alerts = await deps.alerts.listByOwner(owner);
-        return ok(
-          OutputSchema,
-          {
-            generatedAt: new Date(deps.clock.now()).toISOString(),
-            count: alerts.length,
-            alerts: alerts.map(alertView),
-          },
-          `${alerts.length} alert(s)${alerts.length ? `: ${alerts.map((a) => `${a.id} (${a.firings.length} firing(s))`).join(', ')}` : ''}.`,
-        );
-      }),
-  );
-};
+export const listAlertsTool = defineTool({
+  name: 'list_alerts',
+  title: 'List my alerts',
+  description:
+    'Your alerts with their recent firings (time, wait in minutes, the reading observedAt, webhook ' +
+    'delivery status and attempts). Only your own alerts. Requires a Pro plan (sign-in, scope "alerts").',
+  input: z.object({}),
+  output: OutputSchema,
+  scope: 'alerts',
+  async run({ owner }, deps) {
+    const alerts = await deps.alerts.listByOwner(owner);
+    return {
+      structured: {
+        generatedAt: new Date(deps.clock.now()).toISOString(),
+        count: alerts.length,
+        alerts: alerts.map(alertView),
+      },
+      text: `${alerts.length} alert(s)${alerts.length ? `: ${alerts.map((a) => `${a.id} (${a.firings.length} firing(s))`).join(', ')}` : ''}.`,
+    };
+  },
+});

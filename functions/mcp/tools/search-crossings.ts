@@ -1,8 +1,9 @@
 import * as z from 'zod';
+import { GeoPointSchema, PortSchema } from '../../core/api-schemas.ts';
 import { searchCrossings } from '../../core/crossings.ts';
-import { BORDERS, DIRECTIONS } from '../../core/model.ts';
 import { PortsQuerySchema } from '../../core/queries.ts';
-import { guarded, liberal, loadPorts, ok, READ_ONLY, type ToolRegistrar } from '../tool-kit.ts';
+import { defineTool } from '../define-tool.ts';
+import { closed, nearOf } from '../tool-kit.ts';
 
 const InputSchema = PortsQuerySchema.extend({
   query: z
@@ -34,18 +35,14 @@ const InputSchema = PortsQuerySchema.extend({
   limit: z.number().int().min(1).max(100).default(20).describe('Most crossings to return, default 20'),
 });
 
-const CrossingSchema = z.object({
-  id: z.string(),
-  slug: z.string(),
-  name: z.string(),
-  crossing: z.string().nullable(),
-  border: z.enum(BORDERS),
-  state: z.string(),
-  city: z.string(),
-  twinCity: z.string().nullable(),
-  timeZone: z.string(),
-  location: z.object({ lat: z.number(), lon: z.number() }).nullable(),
-  directions: z.array(z.enum(DIRECTIONS)),
+/** A port as the API lists it, less what an assistant does not need, plus its distance from `near`. */
+const CrossingSchema = closed(
+  PortSchema.omit({ twinRegion: true, hours: true, cbsaOffices: true, bwtId: true, catalogued: true }),
+).extend({
+  twinCity: PortSchema.shape.twinCity.unwrap(),
+  location: closed(GeoPointSchema)
+    .nullable()
+    .describe(PortSchema.shape.location.description ?? ''),
   distanceKm: z.number().nullable().describe('Kilometres from the given point (near searches only)'),
 });
 
@@ -56,45 +53,38 @@ const OutputSchema = z.object({
   crossings: z.array(CrossingSchema),
 });
 
-export const registerSearchCrossings: ToolRegistrar = (server, deps) => {
-  server.registerTool(
-    'search_crossings',
-    {
-      title: 'Search border crossings',
-      description:
-        'Find US land ports of entry on the Mexican (mx) and Canadian (ca) borders by name, city or twin city, ' +
-        'US state, border, or near a latitude/longitude. Returns ids and slugs for the other tools, time zones ' +
-        'and locations (null when no public source gives one). Static catalogue data, no wait times. ' +
-        'Anonymous: no sign-in needed.',
-      inputSchema: liberal(InputSchema),
-      outputSchema: OutputSchema,
-      annotations: READ_ONLY,
-    },
-    async (input) =>
-      guarded(async () => {
-        const ports = await loadPorts(deps);
-        const crossings = searchCrossings(ports, {
-          query: input.query,
-          border: input.border,
-          state: input.state,
-          near: input.near && { lat: input.near.lat, lon: input.near.lon, radiusKm: input.near.radius_km },
-          limit: input.limit,
-        });
-        return ok(
-          OutputSchema,
-          {
-            generatedAt: new Date(deps.clock.now()).toISOString(),
-            source: 'port catalogue (CBP port list, CBSA offices)',
-            count: crossings.length,
-            crossings,
-          },
-          crossings.length === 0
-            ? 'No crossing matches; try fewer words, another spelling, or a wider radius.'
-            : `${crossings.length} crossing(s): ${crossings
-                .slice(0, 5)
-                .map((c) => `${c.name} (${c.id}${c.distanceKm === null ? '' : `, ${c.distanceKm} km`})`)
-                .join('; ')}${crossings.length > 5 ? '; ...' : ''}`,
-        );
-      }),
-  );
-};
+export const searchCrossingsTool = defineTool({
+  name: 'search_crossings',
+  title: 'Search border crossings',
+  description:
+    'Find US land ports of entry on the Mexican (mx) and Canadian (ca) borders by name, city or twin city, ' +
+    'US state, border, or near a latitude/longitude. Returns ids and slugs for the other tools, time zones ' +
+    'and locations (null when no public source gives one). Static catalogue data, no wait times. ' +
+    'Anonymous: no sign-in needed.',
+  input: InputSchema,
+  output: OutputSchema,
+  async run({ input }, deps) {
+    const crossings = searchCrossings(await deps.readApi.listPorts(), {
+      query: input.query,
+      border: input.border,
+      state: input.state,
+      near: nearOf(input.near),
+      limit: input.limit,
+    });
+    return {
+      structured: {
+        generatedAt: new Date(deps.clock.now()).toISOString(),
+        source: 'port catalogue (CBP port list, CBSA offices)',
+        count: crossings.length,
+        crossings,
+      },
+      text:
+        crossings.length === 0
+          ? 'No crossing matches; try fewer words, another spelling, or a wider radius.'
+          : `${crossings.length} crossing(s): ${crossings
+              .slice(0, 5)
+              .map((c) => `${c.name} (${c.id}${c.distanceKm === null ? '' : `, ${c.distanceKm} km`})`)
+              .join('; ')}${crossings.length > 5 ? '; ...' : ''}`,
+    };
+  },
+});
