@@ -13,7 +13,7 @@
  * over the following simulated hours with timers around the store calls.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLegacyObservationStore } from '../../functions/adapters/dynamo/legacy-observations.ts';
 import {
@@ -44,6 +44,12 @@ const QUERIES = 40;
 const HOUR = 3_600_000;
 const START = Date.parse('2026-11-20T06:07:00Z');
 const BUSY_PORT = PORTS.find((port) => isAutomated(port, 'passenger'))?.id ?? '090101';
+
+/** Process CPU milliseconds since `started` (user + system, every thread). */
+function cpuMs(started: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(started);
+  return (used.user + used.system) / 1000;
+}
 
 /** Every simulated observation of every port over `days` ending at `endMs`: hourly, every 5 minutes for the busy port. */
 function history(days: number, endMs: number): Observation[] {
@@ -86,6 +92,9 @@ interface Figures {
   historyRcu: number;
   historyWcu: number;
   newObservations: number;
+  /** Process CPU (the stand-ins run in this process): median per cycle, mean per query. */
+  cycleCpuMs: number;
+  queryCpuMs: number;
   queryMedianMs: number;
   queryP99Ms: number;
   queryStored: number;
@@ -160,6 +169,7 @@ async function level(days: number, layout: Layout): Promise<Figures> {
     const rollup: number[] = [];
     const averages: number[] = [];
     const cycles: number[] = [];
+    const cycleCpu: number[] = [];
     const rcu: number[] = [];
     const wcu: number[] = [];
     const historyRcu: number[] = [];
@@ -177,8 +187,10 @@ async function level(days: number, layout: Layout): Promise<Figures> {
       timers.averages = 0;
       capacity.reset();
       const started = performance.now();
+      const startedCpu = process.cpuUsage();
       const outcomes = await runIngestCycle(deps);
       cycles.push(performance.now() - started);
+      cycleCpu.push(cpuMs(startedCpu));
       rcu.push(capacity.read);
       wcu.push(capacity.write);
       historyRcu.push(historyUnits('read'));
@@ -217,7 +229,9 @@ async function level(days: number, layout: Layout): Promise<Figures> {
     capacity.reset();
     queryReturned = await read();
     const queryRcu = capacity.read;
-    const queries = await timeRuns(read, QUERIES);
+    const queryCpuStarted = process.cpuUsage();
+    const queries = await timeRuns(read, QUERIES, 2);
+    const queryCpuMs = cpuMs(queryCpuStarted) / (QUERIES + 2);
     return {
       layout,
       days,
@@ -225,6 +239,8 @@ async function level(days: number, layout: Layout): Promise<Figures> {
       rollupMs: median(rollup),
       averagesMs: median(averages),
       cycleMs: median(cycles),
+      cycleCpuMs: median(cycleCpu),
+      queryCpuMs,
       cycleRcu: median(rcu),
       cycleWcu: median(wcu),
       historyRcu: median(historyRcu),
@@ -256,7 +272,7 @@ console.log(
     `wait-observations?port_id=${BUSY_PORT}&hours=336 (every page) x${QUERIES}`,
 );
 console.log(
-  'layout  days  seed(s)  new obs  rollup ms  averages ms  cycle ms  RCU/cycle (history)  WCU/cycle (history) | 336h query: stored  returned  median ms  p99 ms  RCU',
+  'layout  days  seed(s)  new obs  rollup ms  averages ms  cycle ms (cpu)  RCU/cycle (history)  WCU/cycle (history) | 336h query: stored  returned  median ms  p99 ms  cpu ms  RCU',
 );
 const results: Figures[] = [];
 for (const layout of LAYOUTS) {
@@ -265,13 +281,16 @@ for (const layout of LAYOUTS) {
     results.push(f);
     console.log(
       `${f.layout.padEnd(6)}  ${String(f.days).padStart(4)}  ${f.seedSeconds.toFixed(1).padStart(7)}  ${String(f.newObservations).padStart(7)}  ` +
-        `${f.rollupMs.toFixed(0).padStart(9)}  ${f.averagesMs.toFixed(0).padStart(11)}  ${f.cycleMs.toFixed(0).padStart(8)}  ` +
+        `${f.rollupMs.toFixed(0).padStart(9)}  ${f.averagesMs.toFixed(0).padStart(11)}  ${`${f.cycleMs.toFixed(0)} (${f.cycleCpuMs.toFixed(0)})`.padStart(14)}  ` +
         `${`${f.cycleRcu.toFixed(1)} (${f.historyRcu.toFixed(1)})`.padStart(19)}  ${`${f.cycleWcu.toFixed(1)} (${f.historyWcu.toFixed(1)})`.padStart(19)} | ` +
         `${String(f.queryStored).padStart(18)}  ${String(f.queryReturned).padStart(8)}  ${f.queryMedianMs.toFixed(1).padStart(9)}  ` +
-        `${f.queryP99Ms.toFixed(1).padStart(6)}  ${f.queryRcu.toFixed(1).padStart(5)}`,
+        `${f.queryP99Ms.toFixed(1).padStart(6)}  ${f.queryCpuMs.toFixed(1).padStart(6)}  ${f.queryRcu.toFixed(1).padStart(5)}`,
     );
   }
 }
+console.log(
+  `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores (wall times grow with it; CPU less so)`,
+);
 for (const layout of LAYOUTS) {
   const mine = results.filter((f) => f.layout === layout);
   const base = mine.find((f) => f.days === 7) ?? mine[0];
@@ -279,8 +298,9 @@ for (const layout of LAYOUTS) {
   for (const f of mine.filter((r) => r.days > base.days)) {
     console.log(
       `${layout} ${f.days} days vs ${base.days}: rollup x${(f.rollupMs / base.rollupMs).toFixed(2)}, ` +
-        `averages x${(f.averagesMs / base.averagesMs).toFixed(2)}, cycle x${(f.cycleMs / base.cycleMs).toFixed(2)}, ` +
-        `query x${(f.queryMedianMs / base.queryMedianMs).toFixed(2)} (flat is ~1), query per stored row ` +
+        `averages x${(f.averagesMs / base.averagesMs).toFixed(2)}, cycle x${(f.cycleMs / base.cycleMs).toFixed(2)} ` +
+        `(cpu x${(f.cycleCpuMs / base.cycleCpuMs).toFixed(2)}), ` +
+        `query x${(f.queryMedianMs / base.queryMedianMs).toFixed(2)} (cpu x${(f.queryCpuMs / base.queryCpuMs).toFixed(2)}) (flat is ~1), query per stored row ` +
         `x${(f.queryMedianMs / f.queryStored / (base.queryMedianMs / base.queryStored)).toFixed(2)} ` +
         `(a window shorter than 336 h holds fewer rows: ${base.queryStored} at ${base.days} days, ${f.queryStored} at ${f.days})`,
     );
