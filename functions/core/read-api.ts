@@ -79,8 +79,6 @@ export function createReadApi(deps: ReadApiDeps) {
   return {
     /** The port an id or slug names (any case, string or number); {@link UnknownPortError} if none. */
     resolvePort: directory.resolve,
-    /** The port an id or slug names, or undefined. */
-    findPort: directory.find,
     /** Every port as published (the catalogue before the first publish), from the same cache. */
     listPorts: directory.list,
     async ports(query: PortsQuery): Promise<ReadResult> {
@@ -96,9 +94,11 @@ export function createReadApi(deps: ReadApiDeps) {
       };
     },
     async averages(query: AveragesQuery): Promise<ReadResult> {
-      // The resolved id: the document's key is in the published spelling, whatever the query's.
+      // Read under the slug, a name every port's documents are published under.
       const port = await directory.resolve(query.port_id);
-      const document = await deps.documents.get(VIEW_PATHS.averages.document({ ...query, port_id: port.id }));
+      const document = await deps.documents.get(
+        VIEW_PATHS.averages.document({ ...query, port_id: port.slug }),
+      );
       if (document) return { kind: 'document', document };
       // A known port whose document is not out yet has no aggregates: the contract's empty list.
       return {
@@ -110,7 +110,9 @@ export function createReadApi(deps: ReadApiDeps) {
     },
     async forecast(query: ForecastQuery): Promise<ReadResult> {
       const port = await directory.resolve(query.port_id);
-      const document = await deps.documents.get(VIEW_PATHS.forecast.document({ ...query, port_id: port.id }));
+      const document = await deps.documents.get(
+        VIEW_PATHS.forecast.document({ ...query, port_id: port.slug }),
+      );
       if (document) return { kind: 'document', document };
       // A known port with no forecast issued yet: no lanes, never an invented number.
       return {

@@ -8,7 +8,7 @@ import { PORTS } from './catalogue.ts';
 import { FRESHNESS_POLICY, freshnessOf } from './freshness.ts';
 import type { FeedHealth, HourlyAverage, LatestPortState, LatestReading } from './model.ts';
 import { ZONE_FOR_ABBREVIATION } from './time.ts';
-import { DOCUMENT_KEYS } from './view-paths.ts';
+import { DOCUMENT_KEYS, portDocumentNames } from './view-paths.ts';
 
 /**
  * Key prefixes of the per-port documents (the leaves). The publisher writes all of them before any
@@ -238,12 +238,12 @@ function publicHealth(health: FeedHealth) {
   return rest;
 }
 
-/** The hourly-averages documents of one port, under its id and its slug. */
+/** The hourly-averages documents of one port, under each of its document names. */
 export function buildAverageDocuments(
   port: { id: string; slug: string },
   averages: readonly HourlyAverage[],
 ): BuiltDocument[] {
-  return [port.id, port.slug].map((name) =>
+  return portDocumentNames(port).map((name) =>
     buildDocument(DOCUMENT_KEYS.averages(name), CACHE_CONTROL.averages, averages),
   );
 }
