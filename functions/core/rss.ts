@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { ServiceEvent } from './model.ts';
 import { SITE_ORIGIN } from './site.ts';
+import { RSS_PORT_FOLDER } from './view-paths.ts';
 import type { BuiltDocument } from './views.ts';
 
 export const RSS_CONTENT_TYPE = 'application/rss+xml; charset=utf-8';
@@ -16,7 +17,7 @@ const MAX_ITEMS = 100;
 
 export const RSS_KEYS = {
   all: 'rss.xml',
-  port: (idOrSlug: string) => `rss/ports/${idOrSlug}.xml`,
+  port: (idOrSlug: string) => `${RSS_PORT_FOLDER}${idOrSlug}.xml`,
 } as const;
 
 /** XML text and attribute escaping, the five predefined entities. */

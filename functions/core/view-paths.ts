@@ -1,22 +1,35 @@
 /**
- * Where the read views of `/api/v1` live: each view's path and, for the precomputed ones, the
- * published document a query reads (the object key the CDN serves). This is the half of the view
- * table (core/api-views.ts) that carries no zod, so the manifest, the ingest's publisher and every
- * function bundle can read it without the schemas. The CloudFront function
- * (infra/edge/viewer-request.js) spells the same mapping in ES5; test/infra/edge.test.ts checks
- * the two agree, query by query.
+ * Where the published documents and the read views of `/api/v1` live: the documents' object keys,
+ * each view's path and, for the precomputed views, the document a query reads (the object the CDN
+ * serves). This is the half of the view table (core/api-views.ts) that carries no zod, so the
+ * manifest, the ingest's publisher and every function bundle can read it without the schemas. The
+ * CloudFront function (infra/edge/viewer-request.js) spells the same mapping in ES5;
+ * test/infra/edge-views.test.ts checks that the two agree, query by query.
  */
 import type { Border } from './model.ts';
 import type { AveragesQuery, CurrentQuery, ForecastQuery, PortsQuery } from './queries.ts';
+
+const AVERAGES_FOLDER = 'v1/port-hourly-averages/';
+const FORECAST_FOLDER = 'v1/port-forecast/';
+/** Each port's RSS feed, under its id and under its slug. */
+export const RSS_PORT_FOLDER = 'rss/ports/';
+
+/**
+ * Key prefixes of the per-port documents (the leaves), each port's under its id and under its
+ * slug. The publisher writes all of them before any other document, since the indexes (port
+ * lists, current views, events, the main RSS feed) list ports whose leaves must already answer. A
+ * new per-port document adds its folder here.
+ */
+export const PORT_DOCUMENT_PREFIXES: readonly string[] = [AVERAGES_FOLDER, FORECAST_FOLDER, RSS_PORT_FOLDER];
 
 /** Object keys of the published documents in the data bucket. */
 export const DOCUMENT_KEYS = {
   ports: (border: Border | 'all') => `v1/ports/${border}.json`,
   current: (withPorts: boolean) => `v1/port-current/${withPorts ? 'ports' : 'all'}.json`,
-  averages: (idOrSlug: string) => `v1/port-hourly-averages/${idOrSlug}.json`,
+  averages: (idOrSlug: string) => `${AVERAGES_FOLDER}${idOrSlug}.json`,
   feedHealth: 'v1/feed-health.json',
   events: 'v1/events.json',
-  forecast: (idOrSlug: string) => `v1/port-forecast/${idOrSlug}.json`,
+  forecast: (idOrSlug: string) => `${FORECAST_FOLDER}${idOrSlug}.json`,
   forecastSkill: 'v1/forecast-skill.json',
 } as const;
 

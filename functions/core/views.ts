@@ -8,18 +8,7 @@ import { PORTS } from './catalogue.ts';
 import { FRESHNESS_POLICY, freshnessOf } from './freshness.ts';
 import type { FeedHealth, HourlyAverage, LatestPortState, LatestReading } from './model.ts';
 import { ZONE_FOR_ABBREVIATION } from './time.ts';
-import { DOCUMENT_KEYS, portDocumentNames } from './view-paths.ts';
-
-/**
- * Key prefixes of the per-port documents (the leaves). The publisher writes all of them before any
- * other document, since the indexes (port lists, current views, events, the main RSS feed) list
- * ports whose leaves must already answer. A new per-port view adds its prefix here.
- */
-export const PORT_DOCUMENT_PREFIXES: readonly string[] = [
-  'v1/port-hourly-averages/',
-  'v1/port-forecast/',
-  'rss/ports/',
-];
+import { DOCUMENT_KEYS, PORT_DOCUMENT_PREFIXES, portDocumentNames } from './view-paths.ts';
 
 /** Whether `key` is a per-port document (see {@link PORT_DOCUMENT_PREFIXES}). */
 export function isPortDocument(key: string): boolean {
