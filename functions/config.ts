@@ -9,15 +9,27 @@ import * as z from 'zod/mini';
 import { BUCKETS, LIMITS, SECRETS, TABLES } from '../infra/manifest.ts';
 import { SITE_ORIGIN } from './core/site.ts';
 
+/**
+ * `build()`, called where a schema is declared. The calls are marked pure: a bundle that never
+ * reads a schema drops it, the zod code only it needs and its construction at cold start (the
+ * authorizers do not carry the mcp function's schema). The helpers below are marked the same way.
+ */
+const built = <T>(build: () => T): T => build();
+
 const URL_MESSAGE = 'must be a URL';
 /** A URL, `fallback` when unset. */
+// @__NO_SIDE_EFFECTS__
 const url = (fallback: string) => z._default(z.url(URL_MESSAGE), fallback);
 const optionalUrl = z.optional(z.url(URL_MESSAGE));
 /** A string of at least `min` characters, `fallback` when unset. */
+// @__NO_SIDE_EFFECTS__
 const text = (fallback: string, min = 1) =>
   z._default(z.string().check(z.minLength(min, `must be at least ${min} characters`)), fallback);
-const requiredText = z.string('is required').check(z.minLength(1, 'must not be empty'));
+const requiredText = /* @__PURE__ */ built(() =>
+  z.string('is required').check(z.minLength(1, 'must not be empty')),
+);
 /** A whole number, at least `min`, `fallback` when unset. */
+// @__NO_SIDE_EFFECTS__
 const wholeNumber = (fallback: number, min: number) =>
   z._default(
     z.pipe(
@@ -26,6 +38,7 @@ const wholeNumber = (fallback: number, min: number) =>
     ),
     fallback,
   );
+// @__NO_SIDE_EFFECTS__
 const positiveInt = (fallback: number) => wholeNumber(fallback, 1);
 
 /** Endpoints of local stand-ins; unset in AWS. The SDK also honours these names itself. */
@@ -48,7 +61,7 @@ const tableNames = {
 } as const;
 
 /** Where a function's stores are: the endpoints and the physical table and bucket names. */
-export const StoreConfigSchema = z.extend(EndpointsSchema, tableNames);
+export const StoreConfigSchema = /* @__PURE__ */ built(() => z.extend(EndpointsSchema, tableNames));
 export type StoreConfig = z.infer<typeof StoreConfigSchema>;
 
 export type TableKey = keyof typeof TABLES;
@@ -70,30 +83,38 @@ export function storeSettingsOf(config: StoreConfig) {
   };
 }
 
-export const IngestConfigSchema = z.extend(StoreConfigSchema, {
-  CBP_FEED_URL: url('https://bwt.cbp.gov/xml/bwt.xml'),
-  CBSA_FEED_URL: url('https://www.cbsa-asfc.gc.ca/bwt-taf/bwt-eng.csv'),
-  FEED_TIMEOUT_MS: positiveInt(15_000),
-  FEED_MAX_BYTES: positiveInt(5 * 1024 * 1024),
-  /** Time the forecast step may take in one ingest cycle; ports not reached wait for the next. */
-  FORECAST_BUDGET_MS: positiveInt(20_000),
-});
+export const IngestConfigSchema = /* @__PURE__ */ built(() =>
+  z.extend(StoreConfigSchema, {
+    CBP_FEED_URL: url('https://bwt.cbp.gov/xml/bwt.xml'),
+    CBSA_FEED_URL: url('https://www.cbsa-asfc.gc.ca/bwt-taf/bwt-eng.csv'),
+    FEED_TIMEOUT_MS: positiveInt(15_000),
+    FEED_MAX_BYTES: positiveInt(5 * 1024 * 1024),
+    /** Time the forecast step may take in one ingest cycle; ports not reached wait for the next. */
+    FORECAST_BUDGET_MS: positiveInt(20_000),
+  }),
+);
 
-export const ApiConfigSchema = z.extend(StoreConfigSchema, {
-  KEY_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.keyPerMinute),
-  PUBLIC_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.publicPerMinute),
-  /** Key requests (the request-a-key form) per client IP per hour. */
-  KEY_REQUESTS_PER_HOUR: positiveInt(LIMITS.keyRequestsPerHour),
-});
+export const ApiConfigSchema = /* @__PURE__ */ built(() =>
+  z.extend(StoreConfigSchema, {
+    KEY_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.keyPerMinute),
+    PUBLIC_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.publicPerMinute),
+    /** Key requests (the request-a-key form) per client IP per hour. */
+    KEY_REQUESTS_PER_HOUR: positiveInt(LIMITS.keyRequestsPerHour),
+  }),
+);
 
 /** The local edge's per-IP limit (in AWS the WAF rate rule, configured by the stack). */
-export const EdgeConfigSchema = z.object({
-  EDGE_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.edgePerMinute),
-});
+export const EdgeConfigSchema = /* @__PURE__ */ built(() =>
+  z.object({
+    EDGE_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.edgePerMinute),
+  }),
+);
 
-const flag = z.pipe(
-  z._default(z.enum(['true', 'false', '1', '0'], 'must be true, false, 1 or 0'), 'false'),
-  z.transform((value: 'true' | 'false' | '1' | '0') => value === 'true' || value === '1'),
+const flag = /* @__PURE__ */ built(() =>
+  z.pipe(
+    z._default(z.enum(['true', 'false', '1', '0'], 'must be true, false, 1 or 0'), 'false'),
+    z.transform((value: 'true' | 'false' | '1' | '0') => value === 'true' || value === '1'),
+  ),
 );
 
 /**
@@ -104,79 +125,91 @@ const flag = z.pipe(
 const WEBHOOK_SIGNING_KEY_SECRET = text(SECRETS.webhookSigningKey.name);
 
 /** Webhook delivery of alert firings (ingest function). */
-const WebhookSchema = z.object({
-  WEBHOOK_SIGNING_KEY_SECRET,
-  /** Test-only: lets webhooks reach loopback and private addresses over plain HTTP. */
-  ALERT_WEBHOOK_ALLOW_PRIVATE: flag,
-  ALERT_WEBHOOK_ATTEMPTS: positiveInt(4),
-  /** First retry delay; each further retry doubles it. */
-  ALERT_WEBHOOK_BACKOFF_MS: wholeNumber(1_000, 0),
-  ALERT_WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
-  /**
-   * Total time the deliveries of one cycle may take, well inside the ingest's 50 s; deliveries
-   * still due then are retried in the next cycle.
-   */
-  ALERT_DELIVERY_DEADLINE_MS: positiveInt(15_000),
-  /** Webhook deliveries in flight at once. */
-  ALERT_DELIVERY_CONCURRENCY: positiveInt(8),
-});
+const WebhookSchema = /* @__PURE__ */ built(() =>
+  z.object({
+    WEBHOOK_SIGNING_KEY_SECRET,
+    /** Test-only: lets webhooks reach loopback and private addresses over plain HTTP. */
+    ALERT_WEBHOOK_ALLOW_PRIVATE: flag,
+    ALERT_WEBHOOK_ATTEMPTS: positiveInt(4),
+    /** First retry delay; each further retry doubles it. */
+    ALERT_WEBHOOK_BACKOFF_MS: wholeNumber(1_000, 0),
+    ALERT_WEBHOOK_TIMEOUT_MS: positiveInt(5_000),
+    /**
+     * Total time the deliveries of one cycle may take, well inside the ingest's 50 s; deliveries
+     * still due then are retried in the next cycle.
+     */
+    ALERT_DELIVERY_DEADLINE_MS: positiveInt(15_000),
+    /** Webhook deliveries in flight at once. */
+    ALERT_DELIVERY_CONCURRENCY: positiveInt(8),
+  }),
+);
 
-export const IngestWithAlertsConfigSchema = z.extend(IngestConfigSchema, WebhookSchema.shape);
+export const IngestWithAlertsConfigSchema = /* @__PURE__ */ built(() =>
+  z.extend(IngestConfigSchema, WebhookSchema.shape),
+);
 
-const commaList = z.pipe(
-  z._default(z.string(), ''),
-  z.transform((value: string) =>
-    value
-      .split(',')
-      .map((item) => item.trim())
-      .filter(Boolean),
+const commaList = /* @__PURE__ */ built(() =>
+  z.pipe(
+    z._default(z.string(), ''),
+    z.transform((value: string) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
   ),
 );
 
-export const McpConfigSchema = z.extend(StoreConfigSchema, {
-  /** The public URL of the MCP endpoint: the OAuth resource, the default audience. */
-  MCP_RESOURCE_URL: url('http://127.0.0.1:3000/mcp'),
-  /** The authorization server (issuer) of the access tokens. */
-  MCP_OAUTH_ISSUER: url('http://127.0.0.1:3001'),
-  /** Expected `aud`; defaults to MCP_RESOURCE_URL. */
-  MCP_OAUTH_AUDIENCE: z.optional(requiredText),
-  /** JWKS of the issuer; discovered from its metadata when unset. */
-  MCP_OAUTH_JWKS_URL: optionalUrl,
-  /** Claim carrying the user's plan (`pro`, `business`); a token without it gets no paid tool. */
-  MCP_TIER_CLAIM: text('tier'),
-  /** Host names a request may name in `Host` (empty: no check, as behind CloudFront). */
-  MCP_ALLOWED_HOSTS: commaList,
-  /** Host names a browser `Origin` may have (the resource's own host is always allowed). */
-  MCP_ALLOWED_ORIGINS: commaList,
-  MCP_MAX_BODY_BYTES: positiveInt(256 * 1024),
-  /** tools/call per minute per client IP without a token (the spec: rate limit tool invocations). */
-  MCP_RATE_LIMIT_PER_MINUTE: positiveInt(120),
-  /** tools/call per minute per signed-in user. */
-  MCP_USER_RATE_LIMIT_PER_MINUTE: positiveInt(240),
-  MCP_UPGRADE_URL: url(`${SITE_ORIGIN}/plans`),
-  /** Exports at most this large are returned inline; larger ones as a short-lived S3 link. */
-  EXPORT_INLINE_MAX_BYTES: positiveInt(16 * 1024),
-  EXPORT_URL_TTL_SECONDS: positiveInt(900),
-  /** Test-only: lets alerts name loopback and private webhook URLs over plain HTTP. */
-  ALERT_WEBHOOK_ALLOW_PRIVATE: flag,
-  WEBHOOK_SIGNING_KEY_SECRET,
-});
+export const McpConfigSchema = /* @__PURE__ */ built(() =>
+  z.extend(StoreConfigSchema, {
+    /** The public URL of the MCP endpoint: the OAuth resource, the default audience. */
+    MCP_RESOURCE_URL: url('http://127.0.0.1:3000/mcp'),
+    /** The authorization server (issuer) of the access tokens. */
+    MCP_OAUTH_ISSUER: url('http://127.0.0.1:3001'),
+    /** Expected `aud`; defaults to MCP_RESOURCE_URL. */
+    MCP_OAUTH_AUDIENCE: z.optional(requiredText),
+    /** JWKS of the issuer; discovered from its metadata when unset. */
+    MCP_OAUTH_JWKS_URL: optionalUrl,
+    /** Claim carrying the user's plan (`pro`, `business`); a token without it gets no paid tool. */
+    MCP_TIER_CLAIM: text('tier'),
+    /** Host names a request may name in `Host` (empty: no check, as behind CloudFront). */
+    MCP_ALLOWED_HOSTS: commaList,
+    /** Host names a browser `Origin` may have (the resource's own host is always allowed). */
+    MCP_ALLOWED_ORIGINS: commaList,
+    MCP_MAX_BODY_BYTES: positiveInt(256 * 1024),
+    /** tools/call per minute per client IP without a token (the spec: rate limit tool invocations). */
+    MCP_RATE_LIMIT_PER_MINUTE: positiveInt(120),
+    /** tools/call per minute per signed-in user. */
+    MCP_USER_RATE_LIMIT_PER_MINUTE: positiveInt(240),
+    MCP_UPGRADE_URL: url(`${SITE_ORIGIN}/plans`),
+    /** Exports at most this large are returned inline; larger ones as a short-lived S3 link. */
+    EXPORT_INLINE_MAX_BYTES: positiveInt(16 * 1024),
+    EXPORT_URL_TTL_SECONDS: positiveInt(900),
+    /** Test-only: lets alerts name loopback and private webhook URLs over plain HTTP. */
+    ALERT_WEBHOOK_ALLOW_PRIVATE: flag,
+    WEBHOOK_SIGNING_KEY_SECRET,
+  }),
+);
 
 /**
  * The API Gateway REQUEST authorizer: the key table and the two usage keys the stack sets (no
  * fall-back: an authorizer without them would meter every request under a key that does not exist).
  */
-export const AuthorizerConfigSchema = z.extend(StoreConfigSchema, {
-  PUBLIC_USAGE_KEY: requiredText,
-  KEYED_USAGE_KEY: requiredText,
-  /** Where the CDN's origin secret is: a Secrets Manager ARN in AWS, a file name locally. */
-  [SECRETS.originVerify.envVar]: text(SECRETS.originVerify.name),
-});
+export const AuthorizerConfigSchema = /* @__PURE__ */ built(() =>
+  z.extend(StoreConfigSchema, {
+    PUBLIC_USAGE_KEY: requiredText,
+    KEYED_USAGE_KEY: requiredText,
+    /** Where the CDN's origin secret is: a Secrets Manager ARN in AWS, a file name locally. */
+    [SECRETS.originVerify.envVar]: text(SECRETS.originVerify.name),
+  }),
+);
 
 /** The HTTP API's origin authorizer: only where the origin secret is. */
-export const OriginAuthorizerConfigSchema = z.object({
-  [SECRETS.originVerify.envVar]: text(SECRETS.originVerify.name),
-});
+export const OriginAuthorizerConfigSchema = /* @__PURE__ */ built(() =>
+  z.object({
+    [SECRETS.originVerify.envVar]: text(SECRETS.originVerify.name),
+  }),
+);
 
 export type McpConfig = z.infer<typeof McpConfigSchema>;
 export type AuthorizerConfig = z.infer<typeof AuthorizerConfigSchema>;

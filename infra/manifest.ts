@@ -17,13 +17,11 @@ export interface TableSpec {
   readonly ttlAttribute?: string;
   /** Environment variable that carries the physical table name to functions. */
   readonly envVar: string;
-  readonly description: string;
 }
 
 export interface BucketSpec {
   readonly name: string;
   readonly envVar: string;
-  readonly description: string;
 }
 
 export interface FunctionSpec {
@@ -78,86 +76,96 @@ export interface ScheduleSpec {
 }
 
 export const TABLES = {
+  /** Raw observations, 14 days: pk = port id, sk = h#<UTC hour>, one map entry per reading. */
   observations: {
     name: 'observations',
     partitionKey: 'pk',
     sortKey: 'sk',
     ttlAttribute: 'ttl',
     envVar: 'TABLE_OBSERVATIONS',
-    description: 'Raw observations, 14 days: pk = port id, sk = h#<UTC hour>, one map entry per reading',
   },
+  /** Latest reading per port lane and latest port state per source. */
   latest: {
     name: 'latest',
     partitionKey: 'pk',
     sortKey: 'sk',
     envVar: 'TABLE_LATEST',
-    description: 'Latest reading per port lane and latest port state per source',
   },
+  /**
+   * Per port and port-local hour of week: per-date sums and histograms, settled totals, averages
+   * summaries; kept past 14 days.
+   */
   rollups: {
     name: 'rollups',
     partitionKey: 'pk',
     sortKey: 'sk',
     envVar: 'TABLE_ROLLUPS',
-    description:
-      'Per port and port-local hour of week: per-date sums and histograms, settled totals, averages summaries; kept past 14 days',
   },
+  /** Feed health per source: last attempt, success, change, error, validators. */
   health: {
     name: 'feed-health',
     partitionKey: 'pk',
     envVar: 'TABLE_HEALTH',
-    description: 'Feed health per source: last attempt, success, change, error, validators',
   },
+  /** API keys (hashes only), accounts and key requests. */
   keys: {
     name: 'api-keys',
     partitionKey: 'pk',
     sortKey: 'sk',
     envVar: 'TABLE_KEYS',
-    description: 'API keys (hashes only), accounts and key requests',
   },
+  /** Fixed-window request counters per key and per client IP. */
   limits: {
     name: 'rate-limits',
     partitionKey: 'pk',
     ttlAttribute: 'ttl',
     envVar: 'TABLE_LIMITS',
-    description: 'Fixed-window request counters per key and per client IP',
   },
+  /** MCP Pro alerts: pk = owner (token subject), sk = alert id; recent firings inside. */
   alerts: {
     name: 'alerts',
     partitionKey: 'pk',
     sortKey: 'sk',
     envVar: 'TABLE_ALERTS',
-    description: 'MCP Pro alerts: pk = owner (token subject), sk = alert id; recent firings inside',
   },
+  /**
+   * Forecasts per port and 15-minute slot until scored (P#port/issuedAt), the track record per port
+   * and target date (S#port/date), finished slots (CYCLE/slot).
+   */
   forecasts: {
     name: 'forecasts',
     partitionKey: 'pk',
     sortKey: 'sk',
     ttlAttribute: 'ttl',
     envVar: 'TABLE_FORECASTS',
-    description:
-      'Forecasts per port and 15-minute slot until scored (P#port/issuedAt), the track record per port and target date (S#port/date), finished slots (CYCLE/slot)',
   },
 } as const satisfies Record<string, TableSpec>;
 
 export const BUCKETS = {
+  /** Published JSON views (v1/...), RSS and exports. */
   data: {
     name: 'border-waits-data',
     envVar: 'BUCKET_DATA',
-    description: 'Published JSON views (v1/...), RSS and exports',
   },
+  /** The static status site. */
   site: {
     name: 'border-waits-site',
     envVar: 'BUCKET_SITE',
-    description: 'The static status site',
   },
 } as const satisfies Record<string, BucketSpec>;
+
+/**
+ * The ingest function's time limit, which its lease must outlast (functions/handlers/ingest.ts).
+ * A constant of its own, so the ingest bundle does not carry the whole FUNCTIONS table.
+ */
+export const INGEST_TIMEOUT_SECONDS = 50;
 
 export const FUNCTIONS = {
   ingest: {
     name: 'ingest',
     entry: 'functions/handlers/ingest.ts',
     memoryMb: 512,
-    timeoutSeconds: 50,
+    timeoutSeconds: INGEST_TIMEOUT_SECONDS,
     // One cycle at a time: cycles read-modify-write feed health and latest. The lease in DynamoDB
     // covers what this cannot (a retried event queued behind a running cycle, a local run).
     reservedConcurrency: 1,
@@ -250,7 +258,8 @@ export const LIMITS = {
 } as const;
 
 /** `RateLimit-Policy` of API Gateway's own responses (401 from the authorizer, 5xx): a static header. */
-export const GATEWAY_RATELIMIT_POLICY = `"key";q=${LIMITS.keyPerMinute};w=60, "ip";q=${LIMITS.publicPerMinute};w=60`;
+export const GATEWAY_RATELIMIT_POLICY = /* @__PURE__ */ (() =>
+  `"key";q=${LIMITS.keyPerMinute};w=60, "ip";q=${LIMITS.publicPerMinute};w=60`)();
 
 /**
  * `Retry-After` of the 503 API Gateway answers when the authorizer cannot decide (the key or
@@ -338,8 +347,12 @@ export { RETENTION_HOURS };
 /** Paths the CDN serves from the data bucket (the rest of the keyless site comes from the site bucket). */
 export const DATA_PATH_PREFIXES = ['/v1/', '/rss.xml', '/rss/'] as const;
 
-/** Headers the CDN adds to every response it serves from S3 (a CloudFront response headers policy). */
-export const EDGE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+/**
+ * Headers the CDN adds to every response it serves from S3 (a CloudFront response headers policy).
+ * Built in a call marked pure, like GATEWAY_RATELIMIT_POLICY: the functions' bundles, which never
+ * read them, leave them out.
+ */
+export const EDGE_RESPONSE_HEADERS: Readonly<Record<string, string>> = /* @__PURE__ */ (() => ({
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'ETag, Last-Modified, Retry-After, RateLimit, RateLimit-Policy, Link',
   // The WAF's per-IP rule that covers everything the CDN serves (IETF draft syntax).
@@ -348,4 +361,4 @@ export const EDGE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
   'strict-transport-security': 'max-age=63072000; includeSubDomains',
   'referrer-policy': 'strict-origin-when-cross-origin',
-};
+}))();

@@ -14,6 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 import { createDocumentClient } from '../functions/adapters/dynamo/client.ts';
 import { createKeyStore } from '../functions/adapters/dynamo/keys.ts';
 import type { SourceOutcome } from '../functions/core/ingest.ts';
@@ -32,17 +33,25 @@ import { Traffic } from './soak/traffic.ts';
 const USAGE = `usage: npm run soak -- --minutes N [--rate R]
   --minutes N   how long to run (default: SOAK_MINUTES, else 5); at least one full round of the
                 nine faults always runs, however short N is
-  --rate R      requests started per second (default 8)`;
+  --rate R      requests started per second (default 8)
+  --heap-snapshots DIR
+                also write a V8 heap snapshot into DIR in each quiet window (start and end), to
+                compare in Chrome DevTools (Memory, Comparison) when memory grows`;
 
 function usage(message: string): never {
   console.error(`${message}\n${USAGE}`);
   process.exit(2);
 }
 
-let options: { minutes?: string; rate?: string; help?: boolean };
+let options: { minutes?: string; rate?: string; 'heap-snapshots'?: string; help?: boolean };
 try {
   options = parseArgs({
-    options: { minutes: { type: 'string' }, rate: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      minutes: { type: 'string' },
+      rate: { type: 'string' },
+      'heap-snapshots': { type: 'string' },
+      help: { type: 'boolean' },
+    },
   }).values;
 } catch (error: unknown) {
   usage(error instanceof Error ? error.message : String(error));
@@ -60,6 +69,10 @@ if (!Number.isFinite(minutes) || minutes <= 0) {
 const rate = Number(options.rate ?? 8);
 if (!Number.isFinite(rate) || rate <= 0 || rate > 500)
   usage(`--rate must be between 0 and 500, got "${options.rate}"`);
+
+const heapSnapshots = options['heap-snapshots'];
+if (heapSnapshots !== undefined && !existsSync(heapSnapshots))
+  usage(`--heap-snapshots: the folder "${heapSnapshots}" does not exist; create it first`);
 
 const INTERVAL_MS = 5_000;
 const FEED_TIMEOUT_MS = 3_000;
@@ -215,13 +228,9 @@ try {
   const ports = (await (await fetch(`${service.url}/api/v1/ports`)).json()) as { ports: { id: string }[] };
   const portIds = ports.ports.filter((_, i) => i % 4 === 0).map((p) => p.id);
 
-  // Two alerts that fire on every fresh reading, each delivered to the receiver that never answers.
-  const alertIds: string[] = [];
-  for (const [port, lane] of [
-    ['250401', 'standard'],
-    ['250401', 'sentri'],
-  ] as const) {
-    const response = await fetch(service.mcpUrl, {
+  /** One tools/call as the Pro user, in the older protocol revision's plain JSON-RPC. */
+  const callTool = (name: string, args: Record<string, unknown>) =>
+    fetch(service.mcpUrl, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -233,20 +242,25 @@ try {
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
-        params: {
-          name: 'create_alert',
-          arguments: {
-            port_id: port,
-            direction: 'into-us',
-            mode: 'passenger',
-            lane,
-            comparison: 'below',
-            threshold_minutes: 1440,
-            cooldown_minutes: 5,
-            webhook_url: receiver.url,
-          },
-        },
+        params: { name, arguments: args },
       }),
+    });
+
+  // Two alerts that fire on every fresh reading, each delivered to the receiver that never answers.
+  const alertIds: string[] = [];
+  for (const [port, lane] of [
+    ['250401', 'standard'],
+    ['250401', 'sentri'],
+  ] as const) {
+    const response = await callTool('create_alert', {
+      port_id: port,
+      direction: 'into-us',
+      mode: 'passenger',
+      lane,
+      comparison: 'below',
+      threshold_minutes: 1440,
+      cooldown_minutes: 5,
+      webhook_url: receiver.url,
     });
     const answer = (await response.json()) as {
       result?: {
@@ -286,6 +300,11 @@ try {
     await Promise.all([traffic.pause(), pauseIngest()]);
     await sleep(QUIET_MS);
     const sample = await sampleProcess(5, 1_000, namedPorts);
+    if (heapSnapshots) {
+      console.log(
+        `soak: heap snapshot ${writeHeapSnapshot(join(heapSnapshots, `soak-${Date.now()}.heapsnapshot`))}`,
+      );
+    }
     resumeIngest();
     return sample;
   };
@@ -365,21 +384,7 @@ try {
   for (const timer of timers) clearInterval(timer);
 
   // What became of the alerts on the hanging webhook.
-  const listed = await fetch(service.mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-      authorization: `Bearer ${tokens.pro}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'list_alerts', arguments: {} },
-    }),
-  });
+  const listed = await callTool('list_alerts', {});
   const alerts =
     (
       (await listed.json()) as {

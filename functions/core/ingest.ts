@@ -126,8 +126,47 @@ function zoneOf(portId: string, fallbackZone: string | null): string {
 const laneKey = (r: { portId: string; direction: string; mode: string; lane: string }) =>
   `${r.portId}#${r.direction}#${r.mode}#${r.lane}`;
 
+/**
+ * `latest` read once per cycle: the first `all()` reads the table, and this cycle's writes update
+ * that copy in place (after they succeed), so the second source, the publish and the forecast step
+ * see what a new read would give without reading again. The one ingest at a time (the lease) is the
+ * only writer of `latest`. A lane or port not in the copy yet makes the next `all()` read again, so
+ * the order of the lists stays the table's.
+ */
+export function latestOnce(store: LatestStore): LatestStore {
+  let copy: { readings: Map<string, LatestReading>; ports: Map<string, LatestPortState> } | null = null;
+  const portKey = (p: LatestPortState) => `${p.portId}#${p.source}`;
+  return {
+    async all() {
+      if (copy === null) {
+        const read = await store.all();
+        copy = {
+          readings: new Map(read.readings.map((r) => [laneKey(r), r])),
+          ports: new Map(read.ports.map((p) => [portKey(p), p])),
+        };
+      }
+      return { readings: [...copy.readings.values()], ports: [...copy.ports.values()] };
+    },
+    async putReadings(readings) {
+      await store.putReadings(readings);
+      for (const r of readings) {
+        if (copy?.readings.has(laneKey(r))) copy.readings.set(laneKey(r), r);
+        else copy = null;
+      }
+    },
+    async putPorts(ports) {
+      await store.putPorts(ports);
+      for (const p of ports) {
+        if (copy?.ports.has(portKey(p))) copy.ports.set(portKey(p), p);
+        else copy = null;
+      }
+    },
+  };
+}
+
 /** Runs one cycle for every source (each independent), then publishes once. */
-export async function runIngestCycle(deps: IngestDeps): Promise<SourceOutcome[]> {
+export async function runIngestCycle(cycleDeps: IngestDeps): Promise<SourceOutcome[]> {
+  const deps = { ...cycleDeps, latest: latestOnce(cycleDeps.latest) };
   const outcomes: SourceOutcome[] = [];
   const pendingAverages = new Set<string>();
   for (const source of deps.sources) {

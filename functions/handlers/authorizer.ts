@@ -14,7 +14,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { SECRETS } from '../../infra/manifest.ts';
 import { createDocumentClient } from '../adapters/dynamo/client.ts';
 import { createKeyStore } from '../adapters/dynamo/keys.ts';
-import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
+import { createSecretsManagerSource, preloadSecretsManager } from '../adapters/secrets/secrets-manager.ts';
 import { AuthorizerConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { checkKey, type KeyStore } from '../core/keys.ts';
 import type { SecretSource } from '../core/secrets.ts';
@@ -99,6 +99,10 @@ export function createAuthorizerHandler(
     keyedUsageKey: config.KEYED_USAGE_KEY,
   });
 }
+
+// Every request checks the origin secret: the SDK module loads with the function (Lambda's init
+// phase), not on the first request.
+await preloadSecretsManager();
 
 let cached: ReturnType<typeof createAuthorizer> | undefined;
 

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { FUNCTIONS } from '../../infra/manifest.ts';
+import { INGEST_TIMEOUT_SECONDS } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLeaseStore } from '../adapters/dynamo/lease.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
 import { createMetrics, type MetricsOptions, type MetricsSink } from '../adapters/powertools/metrics.ts';
 import { createTelemetry, type TelemetryOptions } from '../adapters/powertools/telemetry.ts';
-import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
+import { createSecretsManagerSource, preloadSecretsManager } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
 import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
@@ -69,7 +69,7 @@ export function createIngestHandler(
       {
         name: 'ingest',
         holder: `${context.awsRequestId ?? 'local'}/${randomUUID().slice(0, 8)}`,
-        ttlMs: FUNCTIONS.ingest.timeoutSeconds * 1000 + 10_000,
+        ttlMs: INGEST_TIMEOUT_SECONDS * 1000 + 10_000,
         now: Date.now,
       },
       async () => {
@@ -109,6 +109,10 @@ export function createIngestHandler(
     return [];
   });
 }
+
+// Every cycle reads the webhook signing key: the SDK module loads with the function (Lambda's init
+// phase), not in the first cycle.
+await preloadSecretsManager();
 
 let cached: ReturnType<typeof createIngestHandler> | undefined;
 

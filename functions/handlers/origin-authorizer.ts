@@ -7,7 +7,7 @@
 
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { SECRETS } from '../../infra/manifest.ts';
-import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
+import { createSecretsManagerSource, preloadSecretsManager } from '../adapters/secrets/secrets-manager.ts';
 import { OriginAuthorizerConfigSchema, parseConfig } from '../config.ts';
 import type { SecretSource } from '../core/secrets.ts';
 import { createOriginCheck, type OriginCheck, originHeaderOf } from '../http/origin-verify.ts';
@@ -28,6 +28,10 @@ export function createOriginAuthorizerHandler(
   const config = parseConfig(OriginAuthorizerConfigSchema, env);
   return createOriginAuthorizer({ origin: createOriginCheck(secrets, config[SECRETS.originVerify.envVar]) });
 }
+
+// Every request checks the origin secret: the SDK module loads with the function (Lambda's init
+// phase), not on the first request.
+await preloadSecretsManager();
 
 let cached: ReturnType<typeof createOriginAuthorizer> | undefined;
 

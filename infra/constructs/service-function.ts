@@ -1,9 +1,9 @@
 /**
  * One Lambda function of the service, built from a manifest entry. Defaults (documented here, asserted
  * in test/infra): Node.js 24 on arm64, ESM bundle (createRequire banner for CJS dependencies), the AWS
- * SDK left external (the runtime provides it), minified with source maps, an explicit log group with
- * retention, and an explicit role whose only standing permission is writing to that log group (no
- * AWSLambdaBasicExecutionRole managed policy).
+ * SDK left external (the runtime provides it), minified with source maps (file and line mappings,
+ * without the sources' text), an explicit log group with retention, and an explicit role whose only
+ * standing permission is writing to that log group (no AWSLambdaBasicExecutionRole managed policy).
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Charset, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -52,8 +52,17 @@ export const ESBUILD_OPTIONS = {
   banner: { js: BUNDLE_BANNER },
   alias: { ...BUNDLE_ALIASES },
   absWorkingDir: PROJECT_ROOT,
+  // Non-ASCII text (port names, the XML parser's patterns) as UTF-8, not \u escapes: smaller.
+  charset: 'utf8',
+  // The functions run with --enable-source-maps, and Node reads a bundle's source map when it loads
+  // the bundle: without the sources inside, the mcp map is 0.7 MB instead of 2.8 MB and a cold
+  // start spends about 8 ms less on it. Stack traces still name the original files and lines.
+  sourcesContent: false,
   logLevel: 'error',
 } satisfies BuildOptions;
+
+/** Every function's NODE_OPTIONS: stack traces in the logs name the original files and lines. */
+export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
 
 /** A log group that goes with the stack, kept a month unless said otherwise. */
 export function logGroup(scope: Construct, id: string, retention = RetentionDays.ONE_MONTH): LogGroup {
@@ -99,7 +108,7 @@ export class ServiceFunction extends Construct {
       description: spec.description,
       role: this.role,
       logGroup: this.logGroup,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      environment: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS, ...props.environment },
       bundling: {
         format: OutputFormat.ESM,
         target: 'node24',
@@ -107,7 +116,9 @@ export class ServiceFunction extends Construct {
         banner: BUNDLE_BANNER,
         externalModules: ['@aws-sdk/*'],
         minify: true,
+        charset: Charset.UTF8,
         sourceMap: true,
+        sourcesContent: false,
         esbuildArgs: Object.fromEntries(
           Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to]),
         ),

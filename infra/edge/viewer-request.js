@@ -61,6 +61,19 @@ function sitePage(request) {
   return request;
 }
 
+// A per-port view: the document of the port `port_id` names, in `folder`. Ids and slugs are
+// published in lower case; the keyed API matches any case, and so does this.
+function portView(request, uri, folder) {
+  var portId = param(request, 'port_id');
+  if (portId === undefined || portId === '') {
+    return badParameter('port_id is required: a port id (250401) or slug (san-ysidro)', uri);
+  }
+  if (!PORT_ID.test(portId)) {
+    return badParameter('port_id must be a port id or slug (letters, digits, hyphens)', uri);
+  }
+  return toStatic(request, folder + portId.toLowerCase() + '.json');
+}
+
 function handler(event) {
   var request = event.request;
   var uri = request.uri;
@@ -101,25 +114,10 @@ function handler(event) {
     return toStatic(request, 'v1/port-current/ports.json');
   }
   if (uri === '/api/v1/port-hourly-averages' && staticMethod) {
-    var portId = param(request, 'port_id');
-    if (portId === undefined || portId === '') {
-      return badParameter('port_id is required: a port id (250401) or slug (san-ysidro)', uri);
-    }
-    if (!PORT_ID.test(portId)) {
-      return badParameter('port_id must be a port id or slug (letters, digits, hyphens)', uri);
-    }
-    // Ids and slugs are published in lower case; the keyed API matches any case, and so does this.
-    return toStatic(request, 'v1/port-hourly-averages/' + portId.toLowerCase() + '.json');
+    return portView(request, uri, 'v1/port-hourly-averages/');
   }
   if (uri === '/api/v1/port-forecast' && staticMethod) {
-    var forecastPort = param(request, 'port_id');
-    if (forecastPort === undefined || forecastPort === '') {
-      return badParameter('port_id is required: a port id (250401) or slug (san-ysidro)', uri);
-    }
-    if (!PORT_ID.test(forecastPort)) {
-      return badParameter('port_id must be a port id or slug (letters, digits, hyphens)', uri);
-    }
-    return toStatic(request, 'v1/port-forecast/' + forecastPort.toLowerCase() + '.json');
+    return portView(request, uri, 'v1/port-forecast/');
   }
   if (uri === '/api/v1/forecast-skill' && staticMethod) {
     return toStatic(request, 'v1/forecast-skill.json');

@@ -5,8 +5,10 @@
  * or own the folder themselves when no server runs.
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import {
   type AttributeDefinition,
   CreateTableCommand,
@@ -24,13 +26,98 @@ export interface LocalDynamo {
   close(): Promise<void>;
 }
 
+/** The LevelDB database under a dynalite server, as much of it as the fix below touches. */
+interface DynaliteLevel {
+  keys(options: unknown): LevelIterator;
+  values(options: unknown): LevelIterator;
+  createKeyStream(options: unknown): Readable;
+  createValueStream(options: unknown): Readable;
+  attachResource(resource: unknown): void;
+  detachResource(resource: unknown): void;
+}
+interface LevelIterator {
+  next(): Promise<unknown>;
+  close(): Promise<void>;
+}
+interface DynaliteStore {
+  db: DynaliteLevel;
+  recreate(): void;
+}
+
+const dynaliteDb = createRequire(import.meta.url)('dynalite/db') as {
+  create(options: unknown): DynaliteStore;
+};
+
+/**
+ * dynalite 4 reads LevelDB through streams whose `destroy` calls `iterator.return()`, which
+ * abstract-level 3 iterators do not have: no iterator is ever closed, and the database holds every
+ * one (each pinning a LevelDB snapshot) until it closes, so the process grows with every Query and
+ * Scan. This gives the database of a new dynalite store streams that close their iterator at the
+ * end or when the reader stops early, and counts the database's open resources (iterators and
+ * batches) so that a test can see them return to none.
+ */
+function closingStreams(db: DynaliteLevel): () => number {
+  let open = 0;
+  const attach = db.attachResource.bind(db);
+  const detach = db.detachResource.bind(db);
+  db.attachResource = (resource) => {
+    open += 1;
+    attach(resource);
+  };
+  db.detachResource = (resource) => {
+    open -= 1;
+    detach(resource);
+  };
+  const stream = (iterator: LevelIterator) =>
+    new Readable({
+      objectMode: true,
+      read() {
+        iterator.next().then(
+          (item) => this.push(item === undefined ? null : item),
+          (error: unknown) => this.destroy(error as Error),
+        );
+      },
+      destroy(error, done) {
+        iterator.close().then(
+          () => done(error),
+          () => done(error),
+        );
+      },
+    });
+  db.createKeyStream = (options) => stream(db.keys(options));
+  db.createValueStream = (options) => stream(db.values(options));
+  return () => open;
+}
+
+/** A dynalite server whose LevelDB iterators are closed (see `closingStreams`). */
+function startDynalite(path: string): { server: ReturnType<typeof dynalite>; openResources: () => number } {
+  const create = dynaliteDb.create;
+  let openResources = () => 0;
+  dynaliteDb.create = (options) => {
+    const store = create(options);
+    openResources = closingStreams(store.db);
+    const recreate = store.recreate;
+    store.recreate = function (this: DynaliteStore) {
+      recreate.call(this);
+      openResources = closingStreams(this.db);
+    };
+    return store;
+  };
+  try {
+    const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+    return { server, openResources: () => openResources() };
+  } finally {
+    dynaliteDb.create = create;
+  }
+}
+
 const endpointFile = (dataDir: string) => join(dataDir, 'endpoints.json');
 
-export async function startDynamoOwner(dataDir: string): Promise<LocalDynamo> {
+export async function startDynamoOwner(dataDir: string): Promise<LocalDynamo & { openResources(): number }> {
   const dbDir = join(dataDir, 'dynamodb');
   await mkdir(dbDir, { recursive: true });
   await assertNotLocked(dbDir);
-  const server = dynalite({ path: dbDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const { server, openResources } = startDynalite(dbDir);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -39,6 +126,7 @@ export async function startDynamoOwner(dataDir: string): Promise<LocalDynamo> {
   return {
     endpoint,
     mode: 'owner',
+    openResources,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

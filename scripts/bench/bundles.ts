@@ -3,12 +3,18 @@
  * ESM, node24, minified, @aws-sdk/* external: the Lambda runtime provides the SDK) and reports the
  * minified size and the cold init time: median over 7 fresh `node` processes importing the bundle.
  * The SDK is resolved from this project's node_modules, standing in for the runtime's copy.
+ * A second column times the same import with the functions' NODE_OPTIONS in AWS
+ * (`--enable-source-maps`, FUNCTION_NODE_OPTIONS): Node then reads the bundle's source map at load.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { ESBUILD_OPTIONS, PROJECT_ROOT } from '../../infra/constructs/service-function.ts';
+import {
+  ESBUILD_OPTIONS,
+  FUNCTION_NODE_OPTIONS,
+  PROJECT_ROOT,
+} from '../../infra/constructs/service-function.ts';
 import { FUNCTIONS } from '../../infra/manifest.ts';
 import { median } from './_stats.ts';
 
@@ -23,7 +29,7 @@ const entries = [
 
 try {
   writeFileSync(join(outDir, 'package.json'), '{"type":"module"}');
-  console.log(`function     minified   cold init (median of ${RUNS})`);
+  console.log(`function     minified   cold init (median of ${RUNS})   with source maps (as deployed)`);
   for (const fn of entries) {
     const outfile = join(outDir, `${fn.name}.mjs`);
     await build({
@@ -33,18 +39,25 @@ try {
       sourcemap: true,
     });
     const size = statSync(outfile).size;
-    const times: number[] = [];
-    for (let i = 0; i < RUNS; i += 1) {
+    const coldInit = (nodeOptions: string) => {
       const start = performance.now();
       const run = spawnSync(process.execPath, ['-e', `await import(${JSON.stringify(outfile)})`], {
-        env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: '' },
+        env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: nodeOptions },
         encoding: 'utf8',
       });
-      times.push(performance.now() - start);
       if (run.status !== 0) throw new Error(`${fn.name}: import failed\n${run.stderr}`);
+      return performance.now() - start;
+    };
+    const times: number[] = [];
+    const deployed: number[] = [];
+    for (let i = 0; i < RUNS; i += 1) {
+      times.push(coldInit(''));
+      deployed.push(coldInit(FUNCTION_NODE_OPTIONS));
     }
     const kb = `${(size / 1024).toFixed(1)} KB`;
-    console.log(`${fn.name.padEnd(12)} ${kb.padStart(9)}   ${median(times).toFixed(0)} ms`);
+    console.log(
+      `${fn.name.padEnd(12)} ${kb.padStart(9)}   ${`${median(times).toFixed(0)} ms`.padEnd(24)}   ${median(deployed).toFixed(0)} ms`,
+    );
   }
   const baseline: number[] = [];
   for (let i = 0; i < RUNS; i += 1) {

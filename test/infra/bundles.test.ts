@@ -1,10 +1,12 @@
 /**
  * The functions as NodejsFunction bundles them (the construct's options, which the bundle
  * benchmark mirrors): each bundle loads in a fresh Node process, and the mcp bundle carries the
- * SDK's validator the server is given, not the SDK's unused Ajv default.
+ * SDK's validator the server is given, not the SDK's unused Ajv default. What a cold start loads:
+ * SDK modules only some requests need wait for their first use; configuration schemas of other
+ * functions are left out.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -27,6 +29,31 @@ async function bundle(name: string, entry: string): Promise<{ outfile: string; m
   return { outfile, metafile: result.metafile };
 }
 
+/** The @aws-sdk packages a fresh node process has loaded once the bundle's module has run. */
+function sdkLoadedAtInit(outfile: string): string[] {
+  const run = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `await import(${JSON.stringify(outfile)});
+       const { createRequire } = await import('node:module');
+       console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`,
+    ],
+    { env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: '' }, encoding: 'utf8' },
+  );
+  expect(run.stderr).toBe('');
+  const files = JSON.parse(run.stdout) as string[];
+  return [...new Set(files.map((file) => /node_modules\/(@aws-sdk\/[^/]+)/.exec(file)?.[1]))].filter(
+    (name): name is string => name !== undefined,
+  );
+}
+
+const AUTHORIZERS: [string, string][] = [
+  ['authorizer', 'functions/handlers/authorizer.ts'],
+  ['origin-authorizer', 'functions/handlers/origin-authorizer.ts'],
+];
+
 describe('function bundles', () => {
   it.each(Object.values(FUNCTIONS).map((fn) => [fn.name, fn.entry]))(
     '%s loads in a fresh node process',
@@ -38,6 +65,39 @@ describe('function bundles', () => {
       });
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
+    },
+    60_000,
+  );
+
+  it('mcp loads the secrets and presigner SDK modules on first use (alerts, large exports), not at init', async () => {
+    const { outfile } = await bundle('mcp-init', FUNCTIONS.mcp.entry);
+    const loaded = sdkLoadedAtInit(outfile);
+    expect(loaded).toEqual(expect.arrayContaining(['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3']));
+    expect(loaded).not.toContain('@aws-sdk/client-secrets-manager');
+    expect(loaded).not.toContain('@aws-sdk/s3-request-presigner');
+  }, 60_000);
+
+  it.each<[string, string]>([[FUNCTIONS.ingest.name, FUNCTIONS.ingest.entry], ...AUTHORIZERS])(
+    '%s, which reads a secret on every run, loads the secrets SDK module at init',
+    async (name, entry) => {
+      const { outfile } = await bundle(`${name}-init`, entry);
+      expect(sdkLoadedAtInit(outfile)).toContain('@aws-sdk/client-secrets-manager');
+    },
+    60_000,
+  );
+
+  it.each(AUTHORIZERS)(
+    '%s carries only its own configuration schema',
+    async (name, entry) => {
+      const { outfile } = await bundle(`${name}-config`, entry);
+      const code = readFileSync(outfile, 'utf8');
+      for (const key of [
+        'MCP_RESOURCE_URL',
+        'CBP_FEED_URL',
+        'ALERT_WEBHOOK_ATTEMPTS',
+        'KEY_REQUESTS_PER_HOUR',
+      ])
+        expect(code, key).not.toContain(key);
     },
     60_000,
   );

@@ -71,13 +71,15 @@ describe('the edge and the view table', () => {
   });
 
   it.each(staticViews.map((view) => [view.path, view] as const))(
-    '%s: each query is the table’s document, or the API’s 400',
+    '%s: each GET or HEAD is the table’s document, or the API’s 400',
     (_path, view) => {
-      const queries = queriesOf(view);
-      for (const query of queries) {
+      for (const [method, query] of queriesOf(view).flatMap((q) => [
+        ['GET', q] as const,
+        ['HEAD', q] as const,
+      ])) {
         const parsed = view.query.safeParse(query);
-        const out = edge(url(view.path, query));
-        const what = url(view.path, query);
+        const out = edge(url(view.path, query), {}, method);
+        const what = `${method} ${url(view.path, query)}`;
         if (parsed.success) {
           const document = (view.document as (query: unknown) => string)(parsed.data);
           expect(out, what).toMatchObject({ kind: 'request', originId: null });

@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Observation } from '../../functions/core/model.ts';
 import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
@@ -124,5 +124,62 @@ describe('observation store: compacted hours', () => {
     const key = (o: Observation) => `${o.observedAt}|${o.lane}`;
     expect(all.map(key).sort()).toEqual(expected.map(key).sort());
     expect(all.find((o) => o.lane === 'sentri')?.delayMinutes).toBe(99);
+  });
+
+  it('reads an hour compacted in the first form (an object by entry key) with readings set since', async () => {
+    const sk = 'h#2026-11-21T09';
+    // As the previous release compacted an hour: entry key -> [source, status, delay, open, max, fetchedAt].
+    await embedded.stores.dynamo.send(
+      new PutCommand({
+        TableName: TABLES.observations.name,
+        Item: {
+          pk: 'old-form',
+          sk,
+          ttl: Date.parse('2026-11-21T10:00:00Z') / 1000 + RETENTION_HOURS * 3600,
+          c: JSON.stringify({
+            '05:00Z|into-us|passenger|standard': ['cbp', 'open', 12, 2, 8, '2026-11-21T09:06:00Z'],
+            '2026-11-21T09:20:00.250Z|into-us|passenger|ready': [
+              'cbp',
+              'open',
+              7,
+              1,
+              4,
+              '2026-11-21T09:21:00Z',
+            ],
+          }),
+          cn: 2,
+          cv: 1,
+          m: {
+            '05:00Z|into-us|passenger|standard': ['cbp', 'lanes-closed', null, 0, 8, '2026-11-21T09:07:00Z'],
+          },
+        },
+      }),
+    );
+    const all = await embedded.stores.observations.query('old-form', 0, NOW);
+    expect(all.map((o) => [o.observedAt, o.lane, o.status, o.delayMinutes, o.fetchedAt])).toEqual([
+      ['2026-11-21T09:05:00Z', 'standard', 'lanes-closed', null, '2026-11-21T09:07:00Z'],
+      ['2026-11-21T09:20:00.250Z', 'ready', 'open', 7, '2026-11-21T09:21:00Z'],
+    ]);
+  });
+
+  it('keeps a reading with an unusual time and extra fields through compaction', async () => {
+    const odd: Observation = {
+      ...(readings[0] as Observation),
+      portId: 'odd-times',
+      observedAt: '2026-11-21T06:10:00.500Z',
+      note: 'kept',
+    } as Observation;
+    const next = { ...(readings[0] as Observation), portId: 'odd-times', observedAt: '2026-11-21T07:00:00Z' };
+    await embedded.stores.observations.putMany([odd]);
+    await embedded.stores.observations.putMany([next]);
+    const page = await embedded.stores.dynamo.send(
+      new QueryCommand({
+        TableName: TABLES.observations.name,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'odd-times' },
+      }),
+    );
+    expect(typeof page.Items?.[0]?.c).toBe('string');
+    expect(await embedded.stores.observations.query('odd-times', 0, NOW)).toEqual([odd, next]);
   });
 });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
 import { type RollupContribution, SETTLE_AFTER_DAYS, settledBefore } from '../../functions/core/rollups.ts';
 import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { TABLES } from '../../infra/manifest.ts';
@@ -52,12 +53,12 @@ describe('rollup settling', () => {
   });
 
   /** The port's one bucket item (Saturday 8 am); the other item is its day's summary. */
-  async function item(): Promise<Record<string, unknown>> {
+  async function item(portId = PORT): Promise<Record<string, unknown>> {
     const result = await embedded.stores.dynamo.send(
       new QueryCommand({
         TableName: TABLES.rollups.name,
         KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': PORT },
+        ExpressionAttributeValues: { ':pk': portId },
       }),
     );
     expect(result.Items?.map((i) => i.sk)).toEqual(['avg#6', 'w#6#08']);
@@ -110,6 +111,21 @@ describe('rollup settling', () => {
         .filter((d) => d < cutoff)
         .sort()
         .at(-1),
+    );
+  });
+
+  it('a bulk load at a given time leaves the items as the ingest leaves them, and later writes keep the exact average', async () => {
+    const loaded = CONTRIBUTIONS.map((c) => ({ ...c, portId: 'loaded' }));
+    await loadRollups(embedded.stores.dynamo, TABLES.rollups.name, loaded, NOW);
+    const bulk = await item('loaded');
+    const written = await item();
+    expect(dateNames(bulk).sort()).toEqual(dateNames(written).sort());
+    expect(bulk.t).toEqual(written.t);
+    expect(bulk.ft).toBe(written.ft);
+    // Settled dates written again are left out (their total holds them); recent ones are replaced.
+    for (let i = 0; i < 2; i++) await embedded.stores.rollups.putContributions(loaded);
+    expect(await embedded.stores.rollups.averages('loaded')).toEqual(
+      (await embedded.stores.rollups.averages(PORT)).map((a) => ({ ...a, portId: 'loaded' })),
     );
   });
 });

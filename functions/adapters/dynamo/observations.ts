@@ -10,7 +10,7 @@ import { InvalidQueryError } from '../../core/errors.ts';
 import type { Direction, Lane, LaneStatus, Mode, Source } from '../../core/model.ts';
 import { type Observation, RETENTION_HOURS } from '../../core/model.ts';
 import type { ObservationFilter, ObservationPage, ObservationStore } from '../../core/stores.ts';
-import { batchPut } from './batch.ts';
+import { batchGet, batchPut } from './batch.ts';
 
 /** How long an hour item this process wrote stands for the stored one (see `written`). */
 const WRITTEN_MS = 60_000;
@@ -65,7 +65,7 @@ function encodeEntry(o: Observation): Entry {
 function decodeEntry(portId: string, hour: string, key: string, value: Entry): Observation {
   const [time = '', direction, mode, lane] = key.split('|');
   const [source, status, delayMinutes, lanesOpen, maxLanes, fetchedAt, extra] = value;
-  return {
+  const observation: Observation = {
     portId,
     direction: direction as Direction,
     mode: mode as Mode,
@@ -77,8 +77,8 @@ function decodeEntry(portId: string, hour: string, key: string, value: Entry): O
     observedAt: time.includes('T') ? time : `${hour}:${time}`,
     source,
     fetchedAt,
-    ...extra,
   };
+  return extra === undefined ? observation : { ...observation, ...extra };
 }
 
 interface Position {
@@ -87,6 +87,14 @@ interface Position {
   /** observedAt (ms) and entry key of the last observation returned. */
   t: number;
   k: string;
+}
+
+/** A reading's hour item (sort key), sort position (observedAt in ms, entry key) and its decoding. */
+interface Reading {
+  h: string;
+  t: number;
+  k: string;
+  observation: () => Observation;
 }
 
 const after = (a: { t: number; k: string }, b: { t: number; k: string }) =>
@@ -147,17 +155,182 @@ export async function loadObservations(
     table,
     [...items.values()].map(({ m, ...item }) => ({
       ...item,
-      c: JSON.stringify(m),
+      c: packHour(Object.entries(m)),
       cn: Object.keys(m).length,
       cv: 1,
     })),
   );
 }
 
-/** Every reading of an hour item: its compacted ones (`c`) and those set since (`m`). */
+/**
+ * A compacted hour (`c`): `[2, fetchedAt values, { "<direction>|<mode>|<lane>": rows }]`, a row being
+ * `[seconds after the hour, source, status, delayMinutes, lanesOpen, maxLanes, index of its
+ * fetchedAt, extra?]` (the time is the key's own text when it is not `MM:SSZ`). Lanes and fetch
+ * times are written once per hour, not once per reading, so a 336-hour read moves about half the
+ * bytes of an object keyed by entry key (the first compacted form, still read).
+ */
+type Row = [
+  number | string,
+  Source,
+  LaneStatus,
+  number | null,
+  number | null,
+  number | null,
+  number,
+  Record<string, unknown>?,
+];
+type Packed = [2, string[], Record<string, Row[]>];
+
+const CLOCK = /^\d\d:\d\dZ$/;
+const clockOf = (seconds: number) =>
+  `${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}Z`;
+
+/** The compacted form of an hour's entries. */
+export function packHour(entries: Iterable<[string, Entry]>): string {
+  const fetched = new Map<string, number>();
+  const lanes: Record<string, Row[]> = {};
+  for (const [key, entry] of entries) {
+    const bar = key.indexOf('|');
+    const time = key.slice(0, bar);
+    const [source, status, delayMinutes, lanesOpen, maxLanes, fetchedAt, extra] = entry;
+    let f = fetched.get(fetchedAt);
+    if (f === undefined) {
+      f = fetched.size;
+      fetched.set(fetchedAt, f);
+    }
+    const at = CLOCK.test(time) ? Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5)) : time;
+    const row: Row = [at, source, status, delayMinutes, lanesOpen, maxLanes, f];
+    if (extra !== undefined) row.push(extra);
+    const lane = key.slice(bar + 1);
+    const rows = lanes[lane] ?? [];
+    rows.push(row);
+    lanes[lane] = rows;
+  }
+  const packed: Packed = [2, [...fetched.keys()], lanes];
+  return JSON.stringify(packed);
+}
+
+/** Every reading of an hour item: its compacted ones (`c`) and those set since (`m`), by entry key. */
 function entriesOf(item: Record<string, unknown>): [string, Entry][] {
-  const compacted = typeof item.c === 'string' ? (JSON.parse(item.c) as Record<string, Entry>) : {};
-  return Object.entries({ ...compacted, ...((item.m ?? {}) as Record<string, Entry>) });
+  const out: [string, Entry][] = [];
+  if (typeof item.c === 'string') {
+    const compacted = JSON.parse(item.c) as Packed | Record<string, Entry>;
+    if (Array.isArray(compacted)) {
+      const [, fetched, lanes] = compacted;
+      for (const lane in lanes) {
+        for (const [at, source, status, delayMinutes, lanesOpen, maxLanes, f, extra] of lanes[lane] ?? []) {
+          const entry: Entry = [source, status, delayMinutes, lanesOpen, maxLanes, fetched[f] ?? ''];
+          if (extra !== undefined) entry.push(extra);
+          out.push([`${typeof at === 'number' ? clockOf(at) : at}|${lane}`, entry]);
+        }
+      }
+    } else {
+      for (const key in compacted) out.push([key, compacted[key] as Entry]);
+    }
+  }
+  const pending = item.m as Record<string, Entry> | undefined;
+  if (pending === undefined) return out;
+  if (out.length === 0) return Object.entries(pending);
+  return [...new Map([...out, ...Object.entries(pending)])];
+}
+
+/** `MM:SSZ` of each second of an hour, made once. */
+const CLOCKS = Array.from({ length: 3600 }, (_, seconds) => clockOf(seconds));
+
+/**
+ * The readings of one hour item with `lower <= observedAt <= toMs` matching `filter`, in time order
+ * (then entry key), each decoded only when asked (`observation()`), as a page returns fewer than it
+ * looks at. A compacted hour is read row by row (a lane's name is split once, times are numbers);
+ * readings set since (`m`) replace the compacted ones of the same key.
+ */
+function readingsOfItem(
+  portId: string,
+  item: Record<string, unknown>,
+  lower: number,
+  toMs: number,
+  filter: ObservationFilter,
+): Reading[] {
+  const h = String(item.sk);
+  const hour = h.slice(2);
+  const hourMs = Date.parse(`${hour}:00:00Z`);
+  const byLane = Boolean(filter.direction || filter.mode || filter.lane);
+  const wanted = (direction: string | undefined, mode: string | undefined, lane: string | undefined) =>
+    !byLane ||
+    ((!filter.direction || direction === filter.direction) &&
+      (!filter.mode || mode === filter.mode) &&
+      (!filter.lane || lane === filter.lane));
+  let out: Reading[] = [];
+  const compacted =
+    typeof item.c === 'string' ? (JSON.parse(item.c) as Packed | Record<string, Entry>) : undefined;
+  const pending = item.m as Record<string, Entry> | undefined;
+  if (Array.isArray(compacted)) {
+    const [, fetched, lanes] = compacted;
+    for (const laneKey in lanes) {
+      const [direction, mode, lane] = laneKey.split('|') as [Direction, Mode, Lane];
+      if (!wanted(direction, mode, lane)) continue;
+      for (const row of lanes[laneKey] ?? []) {
+        const at = row[0];
+        let t: number;
+        let clock: string;
+        if (typeof at === 'number') {
+          t = hourMs + at * 1000;
+          clock = CLOCKS[at] ?? clockOf(at);
+        } else {
+          clock = at;
+          t = Date.parse(at.includes('T') ? at : `${hour}:${at}`);
+        }
+        if (!(t >= lower && t <= toMs)) continue;
+        out.push({
+          h,
+          t,
+          k: `${clock}|${laneKey}`,
+          observation: () => {
+            const [, source, status, delayMinutes, lanesOpen, maxLanes, f, extra] = row;
+            const observation: Observation = {
+              portId,
+              direction,
+              mode,
+              lane,
+              status,
+              delayMinutes,
+              lanesOpen,
+              maxLanes,
+              observedAt: clock.includes('T') ? clock : `${hour}:${clock}`,
+              source,
+              fetchedAt: fetched[f] ?? '',
+            };
+            return extra === undefined ? observation : { ...observation, ...extra };
+          },
+        });
+      }
+    }
+  }
+  const entries: [string, Entry][] = [];
+  if (compacted !== undefined && !Array.isArray(compacted)) {
+    for (const key in compacted) entries.push([key, compacted[key] as Entry]);
+  }
+  if (pending !== undefined) for (const key in pending) entries.push([key, pending[key] as Entry]);
+  if (entries.length > 0) {
+    const byKey = new Map(out.map((r) => [r.k, r]));
+    for (const [k, value] of entries) {
+      const bar = k.indexOf('|');
+      const time = k.slice(0, bar);
+      const t = CLOCK.test(time)
+        ? hourMs + Number(time.slice(0, 2)) * 60_000 + Number(time.slice(3, 5)) * 1000
+        : Date.parse(time.includes('T') ? time : `${hour}:${time}`);
+      if (!(t >= lower && t <= toMs)) {
+        byKey.delete(k);
+        continue;
+      }
+      if (byLane) {
+        const [, direction, mode, lane] = k.split('|');
+        if (!wanted(direction, mode, lane)) continue;
+      }
+      byKey.set(k, { h, t, k, observation: () => decodeEntry(portId, hour, k, value) });
+    }
+    out = [...byKey.values()];
+  }
+  return out.sort((a, b) => a.t - b.t || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
 }
 
 /** Readings an item holds (for keeping the fullest copy of one). */
@@ -225,7 +398,7 @@ export function createObservationStore(
     const held = written.get(`${portId}\n${sk}`)?.item;
     const pending = Object.keys((held?.m ?? {}) as object).length;
     if (!held || pending === 0) return;
-    const entries = Object.fromEntries(entriesOf(held));
+    const entries = entriesOf(held);
     const version = Number(held.cv ?? 0);
     try {
       const result = await doc.send(
@@ -236,8 +409,8 @@ export function createObservationStore(
           ConditionExpression: `size(#m) = :pending AND ${version === 0 ? 'attribute_not_exists(#cv)' : '#cv = :version'}`,
           ExpressionAttributeNames: { '#c': 'c', '#cn': 'cn', '#cv': 'cv', '#m': 'm' },
           ExpressionAttributeValues: {
-            ':c': JSON.stringify(entries),
-            ':cn': Object.keys(entries).length,
+            ':c': packHour(entries),
+            ':cn': entries.length,
             ':next': version + 1,
             ':pending': pending,
             ...(version === 0 ? {} : { ':version': version }),
@@ -302,13 +475,36 @@ export function createObservationStore(
     }
   }
 
-  /** Hour items of a port between two hour keys (inclusive), in key order or reversed. */
-  async function* hours(portId: string, fromSk: string, toSk: string, forward: boolean, wanted: number) {
-    // Read about as many hours as the answer needs (a busy hour holds ~60 readings), not the 1 MB
-    // a Query returns by default: a small page costs a small read.
-    const perQuery = Number.isFinite(wanted) ? Math.min(400, Math.ceil(wanted / 30) + 1) : undefined;
+  /**
+   * Hour items of a port between two hour keys (inclusive), in key order or reversed. `wanted`
+   * readings: the first Query asks for a day of hours, each next one for about as many hours as the
+   * readings still wanted need at the readings per hour seen so far, so a page does not read (and
+   * decode) many hours it will not return; with `wanted` infinite, Queries of up to 1 MB as
+   * DynamoDB sends them.
+   */
+  async function* hours(
+    portId: string,
+    fromSk: string,
+    toSk: string,
+    forward: boolean,
+    wanted: number,
+    /** Readings the caller has taken so far (read between items). */
+    taken: () => number = () => 0,
+  ) {
     let start: QueryCommandInput['ExclusiveStartKey'];
+    let items = 0;
     do {
+      let perQuery: number | undefined;
+      if (Number.isFinite(wanted)) {
+        // A day of hours first, then as many as the readings per hour seen so far say.
+        perQuery =
+          items === 0
+            ? 24
+            : Math.min(
+                400,
+                Math.max(4, Math.ceil(((wanted - taken()) / Math.max(1, taken() / items)) * 1.1) + 1),
+              );
+      }
       const page = await doc.send(
         new QueryCommand({
           TableName: table,
@@ -326,33 +522,25 @@ export function createObservationStore(
           Limit: perQuery,
         }),
       );
-      for (const item of page.Items ?? []) yield item;
+      for (const item of page.Items ?? []) {
+        items += 1;
+        yield item;
+      }
       start = page.LastEvaluatedKey;
     } while (start);
   }
 
-  /** The live, matching readings of one hour item in time order, with their sort positions. */
+  /** The live, matching readings of one hour item in time order (see {@link readingsOfItem}). */
   function readingsOf(
     portId: string,
     item: Record<string, unknown>,
     fromMs: number,
     toMs: number,
     filter: ObservationFilter,
-  ): { t: number; k: string; observation: Observation }[] {
-    const sk = String(item.sk);
-    const hour = sk.slice(2);
-    const oldestLive = Math.floor(now() / 1000) - RETENTION_HOURS * 3600;
-    const out: { t: number; k: string; observation: Observation }[] = [];
-    for (const [k, value] of entriesOf(item)) {
-      const observation = decodeEntry(portId, hour, k, value);
-      const t = Date.parse(observation.observedAt);
-      if (t < fromMs || t > toMs || Math.floor(t / 1000) <= oldestLive) continue;
-      if (filter.direction && observation.direction !== filter.direction) continue;
-      if (filter.mode && observation.mode !== filter.mode) continue;
-      if (filter.lane && observation.lane !== filter.lane) continue;
-      out.push({ t, k, observation });
-    }
-    return out.sort((a, b) => a.t - b.t || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  ): Reading[] {
+    // A reading is live while its second is after this one (as `ttl`, in whole seconds).
+    const firstLiveMs = (Math.floor(now() / 1000) - RETENTION_HOURS * 3600 + 1) * 1000;
+    return readingsOfItem(portId, item, Math.max(fromMs, firstLiveMs), toMs, filter);
   }
 
   async function page(
@@ -365,19 +553,19 @@ export function createObservationStore(
   ): Promise<ObservationPage> {
     const position = cursor === null ? null : decodeCursor(portId, cursor);
     const fromSk = position && position.h > hourSk(fromMs) ? position.h : hourSk(fromMs);
-    const found: { h: string; t: number; k: string; observation: Observation }[] = [];
+    const found: Reading[] = [];
     // One more than the page says whether another page follows.
-    for await (const item of hours(portId, fromSk, hourSk(toMs), true, limit + 1)) {
+    for await (const item of hours(portId, fromSk, hourSk(toMs), true, limit + 1, () => found.length)) {
       for (const reading of readingsOf(portId, item, fromMs, toMs, filter)) {
         if (position && !after(reading, position)) continue;
-        found.push({ h: String(item.sk), ...reading });
+        found.push(reading);
       }
       if (found.length > limit) break;
     }
     const kept = found.slice(0, limit);
     const last = kept.at(-1);
     return {
-      observations: kept.map((r) => r.observation),
+      observations: kept.map((r) => r.observation()),
       next: found.length > limit && last ? encodeCursor(portId, { h: last.h, t: last.t, k: last.k }) : null,
     };
   }
@@ -411,6 +599,27 @@ export function createObservationStore(
       await mapLimit([...previous.values()], 8, (h) => compact(h.portId, h.sk));
     },
     page,
+    async queryMany(portIds, fromMs, toMs) {
+      // Every hour item of every port in the range by key (BatchGetItem, 100 a request): a port's
+      // few hours cost one key each instead of one Query per port. Expired readings are dropped
+      // reading by reading, as a Query's filter would drop their items.
+      const sks: string[] = [];
+      for (let t = Date.parse(`${hourSk(fromMs).slice(2)}:00:00Z`); t <= toMs; t += 3_600_000)
+        sks.push(hourSk(t));
+      const items = await batchGet(
+        doc,
+        table,
+        portIds.flatMap((pk) => sks.map((sk) => ({ pk, sk }))),
+      );
+      items.sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : String(a.sk) > String(b.sk) ? 1 : 0));
+      const out = new Map<string, Observation[]>(portIds.map((id) => [id, []]));
+      for (const item of items) {
+        const list = out.get(String(item.pk));
+        if (!list) continue;
+        for (const r of readingsOf(String(item.pk), item, fromMs, toMs, {})) list.push(r.observation());
+      }
+      return out;
+    },
     async query(portId, fromMs, toMs, filter: ObservationFilter = {}, limit = Number.POSITIVE_INFINITY) {
       if (!Number.isFinite(limit)) {
         const out: Observation[] = [];
@@ -418,21 +627,28 @@ export function createObservationStore(
         const recent = toMs - fromMs <= 3 * 3_600_000 ? fromWritten(portId, fromMs, toMs) : null;
         if (recent) {
           for (const item of recent) {
-            for (const r of readingsOf(portId, item, fromMs, toMs, filter)) out.push(r.observation);
+            for (const r of readingsOf(portId, item, fromMs, toMs, filter)) out.push(r.observation());
           }
           return out;
         }
         for await (const item of hours(portId, hourSk(fromMs), hourSk(toMs), true, limit)) {
-          for (const r of readingsOf(portId, item, fromMs, toMs, filter)) out.push(r.observation);
+          for (const r of readingsOf(portId, item, fromMs, toMs, filter)) out.push(r.observation());
         }
         return out;
       }
       // The newest `limit`: read hours newest first and stop there, so the cost follows the answer.
       const newest: Observation[] = [];
-      for await (const item of hours(portId, hourSk(fromMs), hourSk(toMs), false, limit)) {
+      for await (const item of hours(
+        portId,
+        hourSk(fromMs),
+        hourSk(toMs),
+        false,
+        limit,
+        () => newest.length,
+      )) {
         const readings = readingsOf(portId, item, fromMs, toMs, filter);
         for (let i = readings.length - 1; i >= 0 && newest.length < limit; i--) {
-          newest.push((readings[i] as (typeof readings)[number]).observation);
+          newest.push((readings[i] as Reading).observation());
         }
         if (newest.length >= limit) break;
       }

@@ -1,11 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
 import type { Direction, HourlyAverage, Lane, Mode } from '../../core/model.ts';
 import {
@@ -18,6 +12,7 @@ import {
   settledBefore,
 } from '../../core/rollups.ts';
 import { batchPut } from './batch.ts';
+import { queryAll, queryPages } from './paging.ts';
 
 /** A date's part or a lane's settled total: sum, count and the histogram of whole-minute delays. */
 interface Part {
@@ -97,13 +92,16 @@ function averagesOf(portId: string, days: Iterable<Record<string, unknown>>): Ho
 }
 
 /**
- * Bulk load into an EMPTY rollup table (a benchmark's history): one put per bucket item and one
- * summary per port. It replaces whole items, so it must not run beside the ingest.
+ * Bulk load into an EMPTY rollup table (a benchmark's or a test's history): one put per bucket item
+ * and one summary per port. With `nowMs`, the items are left as the ingest leaves them at that
+ * time: dates older than `settledBefore(nowMs)` folded into each lane's total (`t`, `ft`, `v`).
+ * It replaces whole items, so it must not run beside the ingest.
  */
 export async function loadRollups(
   doc: DynamoDBDocumentClient,
   table: string,
   contributions: readonly RollupContribution[],
+  nowMs?: number,
 ): Promise<void> {
   const items = new Map<string, Record<string, unknown> & { p: Record<string, Part> }>();
   for (const c of contributions) {
@@ -111,6 +109,34 @@ export async function loadRollups(
     const item = items.get(`${c.portId}|${sk}`) ?? { pk: c.portId, sk, p: {}, t: {}, r: 1 };
     item.p[partKey(c)] = partOf(c);
     items.set(`${c.portId}|${sk}`, item);
+  }
+  if (nowMs !== undefined) {
+    const cutoff = settledBefore(nowMs);
+    for (const item of items.values()) {
+      const totals = new Map<string, Part[]>();
+      let folded = '';
+      for (const [key, part] of Object.entries(item.p)) {
+        const date = key.slice(key.indexOf('|') + 1);
+        if (date >= cutoff) continue;
+        const lane = key.slice(0, key.indexOf('|'));
+        totals.set(lane, [...(totals.get(lane) ?? []), part]);
+        if (date > folded) folded = date;
+        delete item.p[key];
+      }
+      if (totals.size === 0) continue;
+      item.t = Object.fromEntries(
+        [...totals].map(([lane, parts]) => [
+          lane,
+          {
+            s: parts.reduce((total, part) => total + part.s, 0),
+            n: parts.reduce((total, part) => total + part.n, 0),
+            h: mergeHistograms(parts.map((part) => part.h)),
+          },
+        ]),
+      );
+      item.ft = folded;
+      item.v = 1;
+    }
   }
   const summaries = new Map<
     string,
@@ -353,40 +379,25 @@ export function createRollupStore(
       const cached = summaries.get(portId);
       if (cached && Date.now() - cached.readAt < SUMMARY_CACHE_MS)
         return averagesOf(portId, cached.days.values());
-      const days = new Map<string, Record<string, unknown>>();
-      let start: QueryCommandInput['ExclusiveStartKey'];
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :avg)',
-            ExpressionAttributeValues: { ':pk': portId, ':avg': SUMMARY_PREFIX },
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) days.set(String(item.sk), item);
-        start = page.LastEvaluatedKey;
-      } while (start);
+      const items = await queryAll(doc, {
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :avg)',
+        ExpressionAttributeValues: { ':pk': portId, ':avg': SUMMARY_PREFIX },
+      });
+      const days = new Map(items.map((item) => [String(item.sk), item]));
       summaries.set(portId, { readAt: Date.now(), days });
       return averagesOf(portId, days.values());
     },
     async rebuildSummary(portId) {
-      let start: QueryCommandInput['ExclusiveStartKey'];
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :w)',
-            ExpressionAttributeValues: { ':pk': portId, ':w': 'w#' },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          await writeSummary(portId, String(item.sk), summarize(item));
-        }
-        start = page.LastEvaluatedKey;
-      } while (start);
+      const pages = queryPages(doc, {
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :w)',
+        ExpressionAttributeValues: { ':pk': portId, ':w': 'w#' },
+        ConsistentRead: true,
+      });
+      for await (const page of pages) {
+        for (const item of page) await writeSummary(portId, String(item.sk), summarize(item));
+      }
     },
   };
 }

@@ -1,8 +1,10 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ExportStore } from '../../core/stores.ts';
 
-/** Exports in the data bucket, handed out as presigned GET URLs (a lifecycle rule expires them). */
+/**
+ * Exports in the data bucket, handed out as presigned GET URLs (a lifecycle rule expires them).
+ * The presigner is imported on the first large export, not when the mcp function loads.
+ */
 export function createExportStore(s3: S3Client, bucket: string): ExportStore {
   return {
     async publish(key, body, contentType, ttlSeconds) {
@@ -15,6 +17,7 @@ export function createExportStore(s3: S3Client, bucket: string): ExportStore {
           CacheControl: 'private, no-store',
         }),
       );
+      const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
       return getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: ttlSeconds });
     },
   };

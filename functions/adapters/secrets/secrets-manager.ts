@@ -3,27 +3,44 @@
  * cached per warm function for `ttlMs` so a request costs no API call. A failed read is not
  * cached: the next call tries again. The endpoint comes from `AWS_ENDPOINT_URL_SECRETS_MANAGER`
  * when set (the SDK reads it).
+ *
+ * The SDK client module is imported on the first read, not when the function loads: the mcp
+ * function reads a secret only for alert tools, so its other cold starts never load it. Functions
+ * that read one on every request or cycle load it at init instead (`preloadSecretsManager`).
  */
-import {
-  GetSecretValueCommand,
-  ResourceNotFoundException,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SecretSource } from '../../core/secrets.ts';
+
+const sdk = () => import('@aws-sdk/client-secrets-manager');
+
+/**
+ * Loads the SDK client module now: for functions that read a secret on every request or cycle
+ * (the authorizers, ingest), where loading it on first use would only move the cost.
+ */
+export async function preloadSecretsManager(): Promise<void> {
+  await sdk();
+}
 
 export const SECRET_CACHE_MS = 5 * 60_000;
 
 export function createSecretsManagerSource(
   options: { client?: SecretsManagerClient; ttlMs?: number; now?: () => number } = {},
 ): SecretSource {
-  const client = options.client ?? new SecretsManagerClient({ maxAttempts: 3 });
+  let client: Promise<SecretsManagerClient> | undefined;
+  const clientOf = () =>
+    (client ??= options.client
+      ? Promise.resolve(options.client)
+      : sdk().then(({ SecretsManagerClient }) => new SecretsManagerClient({ maxAttempts: 3 })));
   const ttlMs = options.ttlMs ?? SECRET_CACHE_MS;
   const now = options.now ?? Date.now;
   const cache = new Map<string, { atMs: number; values: Promise<string[]> }>();
 
   async function stage(id: string, versionStage: string): Promise<string | null> {
+    const { GetSecretValueCommand, ResourceNotFoundException } = await sdk();
     try {
-      const out = await client.send(new GetSecretValueCommand({ SecretId: id, VersionStage: versionStage }));
+      const out = await (await clientOf()).send(
+        new GetSecretValueCommand({ SecretId: id, VersionStage: versionStage }),
+      );
       return out.SecretString ?? null;
     } catch (error: unknown) {
       // A secret never rotated has no AWSPREVIOUS version.
