@@ -67,6 +67,12 @@ export interface ForecastStore {
   window(portId: string): Promise<SkillWindow | undefined>;
   /** Replaces it (derived data: a rerun writes the same). */
   putWindow(portId: string, window: SkillWindow): Promise<void>;
+  /** {@link pending} of several ports in one go (optional: a slot then reads them together). */
+  pendingOf?(
+    requests: readonly { portId: string; issuedAt: readonly string[] }[],
+  ): Promise<Map<string, IssuedPort[]>>;
+  /** {@link window} of several ports in one go (ports without one are left out). */
+  windows?(portIds: readonly string[]): Promise<Map<string, SkillWindow>>;
 }
 
 /**
@@ -120,33 +126,115 @@ function readingsByLane(observations: readonly Observation[], untilMs: number): 
   return out;
 }
 
+/** What a port's slot reads first: its live records, the targets that came due, what else to read. */
+interface PortPlan {
+  days: SkillDay[];
+  targets: number[];
+  /** Issues to read back: those aimed at the due targets, and the slot's own (a rerun reads it back). */
+  issuedAt: string[];
+  /** Observations to read: `fromMs <= observedAt <= slotMs`. */
+  fromMs: number;
+}
+
+/** What a port's slot reads next (per port, or for many ports at once: {@link readInputs}). */
+interface PortInputs {
+  pending: IssuedPort[];
+  observations: Observation[];
+  window: SkillWindow | undefined;
+}
+
+async function planPort(forecasts: ForecastStore, portId: string, slotMs: number): Promise<PortPlan> {
+  const slot = new Date(slotMs).toISOString();
+  // Yesterday's and today's records take new scores; older ones are settled, summed in the window.
+  const days = await forecasts.skillDays(portId, utcDate(slotMs - 86_400_000));
+  const targets = dueTargets(slotMs, new Map(days.map((day) => [day.date, day.through])));
+  const earliest = Math.min(targets[0] ?? slotMs, slotMs - SCORE_BACKLOG_MS);
+  return {
+    days,
+    targets,
+    issuedAt: [
+      ...new Set([
+        ...targets.flatMap((t) => HORIZONS_MINUTES.map((h) => new Date(t - h * 60_000).toISOString())),
+        slot,
+      ]),
+    ],
+    fromMs: Math.min(earliest - MAX_ACTUAL_AGE_MS, slotMs - MAX_READING_AGE_MS),
+  };
+}
+
+/**
+ * The inputs of many ports' slots: with stores that read several ports at once, a few batched
+ * reads for all of them (issues, windows, observations) instead of three requests per port.
+ */
+async function readInputs(
+  deps: Pick<ForecastDeps, 'forecasts' | 'observations'>,
+  plans: ReadonlyMap<string, PortPlan>,
+  slotMs: number,
+): Promise<Map<string, PortInputs>> {
+  const { forecasts, observations } = deps;
+  const ids = [...plans.keys()];
+  if (ids.length === 0) return new Map();
+  if (!forecasts.pendingOf || !forecasts.windows || !observations.queryMany) {
+    const each = await mapLimit(ids, 8, async (id) =>
+      readPortInputs(deps, id, plans.get(id) as PortPlan, slotMs),
+    );
+    return new Map(ids.map((id, i) => [id, each[i] as PortInputs]));
+  }
+  const fromMs = Math.min(...[...plans.values()].map((plan) => plan.fromMs));
+  const [pending, windows, found] = await Promise.all([
+    forecasts.pendingOf(
+      ids.map((portId) => ({ portId, issuedAt: (plans.get(portId) as PortPlan).issuedAt })),
+    ),
+    forecasts.windows(ids),
+    observations.queryMany(ids, fromMs, slotMs),
+  ]);
+  return new Map(
+    ids.map((id) => {
+      const from = (plans.get(id) as PortPlan).fromMs;
+      return [
+        id,
+        {
+          pending: pending.get(id) ?? [],
+          // The port's own range, as its own query would read it.
+          observations: (found.get(id) ?? []).filter((o) => Date.parse(o.observedAt) >= from),
+          window: windows.get(id),
+        },
+      ];
+    }),
+  );
+}
+
+async function readPortInputs(
+  deps: Pick<ForecastDeps, 'forecasts' | 'observations'>,
+  portId: string,
+  plan: PortPlan,
+  slotMs: number,
+): Promise<PortInputs> {
+  const [pending, observations, window] = await Promise.all([
+    deps.forecasts.pending(portId, plan.issuedAt),
+    deps.observations.query(portId, plan.fromMs, slotMs),
+    deps.forecasts.window(portId),
+  ]);
+  return { pending, observations, window };
+}
+
 /** One port's part of a slot: score, issue (or read back), and the port's current record. */
 export async function forecastPort(
   deps: Pick<ForecastDeps, 'forecasts' | 'observations' | 'rollups'>,
   port: { id: string; timeZone: string; border: 'mx' | 'ca' },
   lanes: readonly LaneId[],
   slotMs: number,
+  read?: { plan: PortPlan; inputs: PortInputs },
 ): Promise<{ issue: IssuedPort; record: PortRecord; scored: number }> {
   const slot = new Date(slotMs).toISOString();
-  // Yesterday's and today's records take new scores; older ones are settled, summed in the window.
-  const days = await deps.forecasts.skillDays(port.id, utcDate(slotMs - 86_400_000));
+  const plan = read?.plan ?? (await planPort(deps.forecasts, port.id, slotMs));
+  const { days, targets } = plan;
   const byDate = new Map(days.map((day) => [day.date, day]));
-  const targets = dueTargets(slotMs, new Map(days.map((day) => [day.date, day.through])));
-  const earliest = Math.min(targets[0] ?? slotMs, slotMs - SCORE_BACKLOG_MS);
-  const [pending, observations] = await Promise.all([
-    // Only the issues aimed at the due targets, and the slot's own (a rerun reads it back).
-    deps.forecasts.pending(port.id, [
-      ...new Set([
-        ...targets.flatMap((t) => HORIZONS_MINUTES.map((h) => new Date(t - h * 60_000).toISOString())),
-        slot,
-      ]),
-    ]),
-    deps.observations.query(
-      port.id,
-      Math.min(earliest - MAX_ACTUAL_AGE_MS, slotMs - MAX_READING_AGE_MS),
-      slotMs,
-    ),
-  ]);
+  const {
+    pending,
+    observations,
+    window: storedWindow,
+  } = read?.inputs ?? (await readPortInputs(deps, port.id, plan, slotMs));
   const readings = readingsByLane(observations, slotMs);
 
   // 1. Score the targets that came due, one guarded absolute write per target date.
@@ -172,7 +260,7 @@ export async function forecastPort(
     const next: SkillDay = { date, through, lanes: previous?.lanes ?? {} };
     if (await deps.forecasts.putSkillDay(port.id, next, previous?.through ?? null)) byDate.set(date, next);
   }
-  const window = await settledWindow(deps.forecasts, port.id, slotMs);
+  const window = await settledWindow(deps.forecasts, port.id, slotMs, storedWindow);
   const record = mergeRecords([window.lanes, ...[...byDate.values()].map((day) => day.lanes)]);
 
   // 2. The slot's issue: the stored one, else issued now from what was known at the slot's start.
@@ -195,15 +283,20 @@ export async function forecastPort(
 }
 
 /** The port's settled window for the slot's day, rebuilt from the records when the day moved on. */
-async function settledWindow(forecasts: ForecastStore, portId: string, slotMs: number): Promise<SkillWindow> {
+async function settledWindow(
+  forecasts: ForecastStore,
+  portId: string,
+  slotMs: number,
+  stored: SkillWindow | undefined,
+): Promise<SkillWindow> {
   const from = utcDate(slotMs - (RECORD_DAYS - 1) * 86_400_000);
   const to = utcDate(slotMs - 2 * 86_400_000);
-  const stored = await forecasts.window(portId);
   if (stored && stored.from === from && stored.to === to) return stored;
   const days = (await forecasts.skillDays(portId, from)).filter((day) => day.date <= to);
   const window: SkillWindow = { from, to, lanes: mergeRecords(days.map((day) => day.lanes)) };
-  // Nothing settled yet: nothing to keep (the next slot looks again, one query).
-  if (days.length > 0 || stored) await forecasts.putWindow(portId, window);
+  // Kept even when nothing is settled yet (an empty window): the day's other 95 slots then read
+  // it with the other ports' windows instead of querying the records again.
+  await forecasts.putWindow(portId, window);
   return window;
 }
 
@@ -230,15 +323,29 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   let lanesIssued = 0;
   let scored = 0;
   const records: PortRecord[] = [];
+  // First each port's live records (which say what else to read), then the rest for all ports at
+  // once, then each port's scores and issue. Ports reached after the deadline wait for the next cycle.
+  const plans = new Map<string, PortPlan>();
+  await mapLimit(
+    ports.filter((port) => lanesByPort.has(port.id)),
+    8,
+    async (port) => {
+      if (performance.now() > deadline) return;
+      plans.set(port.id, await planPort(deps.forecasts, port.id, slotMs));
+    },
+  );
+  const inputs = await readInputs(deps, plans, slotMs);
   const leaves = await mapLimit(ports, 8, async (port): Promise<BuiltDocument[]> => {
     const laneMap = lanesByPort.get(port.id);
     if (!laneMap) return buildForecastDocuments(port, portForecastBody(port.id, null, {}), generatedAt);
-    if (performance.now() > deadline) {
+    const plan = plans.get(port.id);
+    const read = inputs.get(port.id);
+    if (!plan || !read || performance.now() > deadline) {
       deferred++;
       return [];
     }
     const lanes = [...laneMap.values()].sort(compareLanes);
-    const result = await forecastPort(deps, port, lanes, slotMs);
+    const result = await forecastPort(deps, port, lanes, slotMs, { plan, inputs: read });
     lanesIssued += result.issue.lanes.length;
     scored += result.scored;
     records.push(result.record);

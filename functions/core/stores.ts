@@ -60,6 +60,11 @@ export interface ObservationStore {
     filter?: ObservationFilter,
     limit?: number,
   ): Promise<Observation[]>;
+  /**
+   * {@link query} (without filter or limit) of several ports over one short range, read together
+   * (optional: a store that can read many ports in one request offers it).
+   */
+  queryMany?(portIds: readonly string[], fromMs: number, toMs: number): Promise<Map<string, Observation[]>>;
 }
 
 export interface HealthStore {

@@ -280,7 +280,9 @@ for (const layout of LAYOUTS) {
     console.log(
       `${layout} ${f.days} days vs ${base.days}: rollup x${(f.rollupMs / base.rollupMs).toFixed(2)}, ` +
         `averages x${(f.averagesMs / base.averagesMs).toFixed(2)}, cycle x${(f.cycleMs / base.cycleMs).toFixed(2)}, ` +
-        `query x${(f.queryMedianMs / base.queryMedianMs).toFixed(2)} (flat is ~1)`,
+        `query x${(f.queryMedianMs / base.queryMedianMs).toFixed(2)} (flat is ~1), query per stored row ` +
+        `x${(f.queryMedianMs / f.queryStored / (base.queryMedianMs / base.queryStored)).toFixed(2)} ` +
+        `(a window shorter than 336 h holds fewer rows: ${base.queryStored} at ${base.days} days, ${f.queryStored} at ${f.days})`,
     );
   }
 }

@@ -6,6 +6,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism, loadavg } from 'node:os';
 import { startBenchService } from './_local.ts';
 import { median } from './_stats.ts';
 
@@ -37,15 +38,20 @@ async function load(url: string): Promise<number> {
 
 try {
   const times: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < CYCLES; i += 1) {
     nowMs += 3_600_000;
     simulator.setClock(nowMs);
     const started = performance.now();
+    const startedCpu = process.cpuUsage();
     await service.ingestNow();
     times.push(performance.now() - started);
+    const used = process.cpuUsage(startedCpu);
+    cpu.push((used.user + used.system) / 1000);
   }
   console.log(
-    `ingest cycle (cbp xml + cbsa csv, new hour each): median ${median(times).toFixed(0)} ms over ${CYCLES} cycles`,
+    `ingest cycle (cbp xml + cbsa csv, new hour each): median ${median(times).toFixed(0)} ms over ${CYCLES} cycles ` +
+      `(process CPU ${median(cpu).toFixed(0)} ms: the stand-ins run in this process; load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores)`,
   );
 
   const path = '/api/v1/port-current?include=ports';

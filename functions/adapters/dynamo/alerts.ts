@@ -4,11 +4,10 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
-  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type Alert, type AlertStore, MAX_FIRINGS_KEPT } from '../../core/alerts.ts';
+import { queryAll, scanAll } from './paging.ts';
 
 /** Runs a conditional write; false when its condition did not hold. */
 async function conditional(write: Promise<unknown>): Promise<boolean> {
@@ -38,21 +37,14 @@ export function createAlertStore(doc: DynamoDBDocumentClient, table: string): Al
   };
   return {
     async listByOwner(owner) {
-      const items: Alert[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': owner },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) items.push(toAlert(item));
-        start = page.LastEvaluatedKey;
-      } while (start);
+      const items = (
+        await queryAll(doc, {
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': owner },
+          ConsistentRead: true,
+        })
+      ).map(toAlert);
       return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
     },
     async get(owner, id) {
@@ -145,16 +137,7 @@ export function createAlertStore(doc: DynamoDBDocumentClient, table: string): Al
       return Boolean(result.Attributes);
     },
     async all() {
-      const items: Alert[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(
-          new ScanCommand({ TableName: table, ExclusiveStartKey: start, ConsistentRead: true }),
-        );
-        for (const item of page.Items ?? []) items.push(toAlert(item));
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return items;
+      return (await scanAll(doc, { TableName: table, ConsistentRead: true })).map(toAlert);
     },
   };
 }

@@ -1,5 +1,9 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { chunks } from './client.ts';
+
+/** Attempts of one BatchWrite or BatchGet before its unprocessed part is an error. */
+const ATTEMPTS = 9;
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
 
 /** Puts items 25 at a time, retrying unprocessed items with backoff. */
 export async function batchPut(
@@ -10,11 +14,40 @@ export async function batchPut(
   for (const chunk of chunks(items, 25)) {
     let requests = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; requests.length > 0; attempt += 1) {
-      if (attempt > 8)
+      if (attempt >= ATTEMPTS)
         throw new Error(`BatchWrite to ${table}: items still unprocessed after ${attempt} attempts`);
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
+      if (attempt > 0) await backoff(attempt);
       const result = await doc.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
       requests = (result.UnprocessedItems?.[table] ?? []) as typeof requests;
     }
   }
+}
+
+/**
+ * Gets items by key, 100 keys a request (BatchGetItem's most), asking again for unprocessed keys
+ * with backoff. Missing items are left out; the order is not the keys' order.
+ */
+export async function batchGet(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  keys: readonly Record<string, unknown>[],
+  options: { consistent?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (const chunk of chunks(keys, 100)) {
+    let pending: Record<string, unknown>[] = chunk;
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt >= ATTEMPTS)
+        throw new Error(`BatchGet from ${table}: keys still unprocessed after ${attempt} attempts`);
+      if (attempt > 0) await backoff(attempt);
+      const result = await doc.send(
+        new BatchGetCommand({
+          RequestItems: { [table]: { Keys: pending, ConsistentRead: options.consistent ?? false } },
+        }),
+      );
+      out.push(...(result.Responses?.[table] ?? []));
+      pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
+    }
+  }
+  return out;
 }

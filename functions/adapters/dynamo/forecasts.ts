@@ -1,15 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { IssuedPort } from '../../core/forecast.ts';
 import type { ForecastStore, SkillWindow } from '../../core/forecast-cycle.ts';
 import { RECORD_DAYS, type SkillDay } from '../../core/skill.ts';
+import { batchGet } from './batch.ts';
+import { queryAll } from './paging.ts';
 
 const HOUR_S = 3600;
 const DAY_S = 86_400;
@@ -22,17 +17,28 @@ const DAY_S = 86_400;
  * - `W#<port>` / `window`: the sum of the port's settled records (derived, rebuilt daily);
  * - `CYCLE` / slot: the mark of a finished slot.
  */
+const windowOf = (item: Record<string, unknown>): SkillWindow => ({
+  from: String(item.from),
+  to: String(item.to),
+  lanes: (item.lanes ?? {}) as SkillWindow['lanes'],
+});
+
 export function createForecastStore(doc: DynamoDBDocumentClient, table: string): ForecastStore {
-  const queryAll = async (input: Omit<QueryCommandInput, 'TableName'>) => {
-    const items: Record<string, unknown>[] = [];
-    let start: QueryCommandInput['ExclusiveStartKey'];
-    do {
-      const page = await doc.send(new QueryCommand({ TableName: table, ...input, ExclusiveStartKey: start }));
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  };
+  /** Stored issues of several ports' slots at once (BatchGetItem, 100 keys a request), oldest first. */
+  async function pendingOf(
+    requests: readonly { portId: string; issuedAt: readonly string[] }[],
+  ): Promise<Map<string, IssuedPort[]>> {
+    const keys = requests.flatMap(({ portId, issuedAt }) =>
+      issuedAt.map((sk) => ({ pk: `P#${portId}`, sk })),
+    );
+    const out = new Map<string, IssuedPort[]>(requests.map(({ portId }) => [portId, []]));
+    for (const item of await batchGet(doc, table, keys, { consistent: true })) {
+      const portId = String(item.pk).slice(2);
+      out.get(portId)?.push({ portId, issuedAt: String(item.sk), lanes: item.lanes as IssuedPort['lanes'] });
+    }
+    for (const list of out.values()) list.sort((a, b) => a.issuedAt.localeCompare(b.issuedAt));
+    return out;
+  }
   return {
     async cycleDone(slot) {
       const result = await doc.send(new GetCommand({ TableName: table, Key: { pk: 'CYCLE', sk: slot } }));
@@ -47,26 +53,17 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
       );
     },
     async pending(portId, issuedAt) {
-      const out: IssuedPort[] = [];
-      // BatchGetItem takes at most 100 keys; unprocessed keys are asked again.
-      for (let i = 0; i < issuedAt.length; i += 100) {
-        let keys: Record<string, unknown>[] = issuedAt
-          .slice(i, i + 100)
-          .map((sk) => ({ pk: `P#${portId}`, sk }));
-        for (let attempt = 0; keys.length > 0; attempt++) {
-          if (attempt > 8)
-            throw new Error(`BatchGet from ${table}: keys still unprocessed after ${attempt} attempts`);
-          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
-          const result = await doc.send(
-            new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
-          );
-          for (const item of result.Responses?.[table] ?? []) {
-            out.push({ portId, issuedAt: String(item.sk), lanes: item.lanes as IssuedPort['lanes'] });
-          }
-          keys = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
-        }
-      }
-      return out.sort((a, b) => a.issuedAt.localeCompare(b.issuedAt));
+      return (await pendingOf([{ portId, issuedAt }])).get(portId) ?? [];
+    },
+    pendingOf,
+    async windows(portIds) {
+      const items = await batchGet(
+        doc,
+        table,
+        portIds.map((portId) => ({ pk: `W#${portId}`, sk: 'window' })),
+        { consistent: true },
+      );
+      return new Map(items.map((item) => [String(item.pk).slice(2), windowOf(item)]));
     },
     async putPending(issue) {
       try {
@@ -101,7 +98,8 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
       }
     },
     async skillDays(portId, fromDate) {
-      const items = await queryAll({
+      const items = await queryAll(doc, {
+        TableName: table,
         KeyConditionExpression: 'pk = :pk AND sk >= :from',
         ExpressionAttributeValues: { ':pk': `S#${portId}`, ':from': fromDate },
         ConsistentRead: true,
@@ -118,12 +116,7 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
       const result = await doc.send(
         new GetCommand({ TableName: table, Key: { pk: `W#${portId}`, sk: 'window' }, ConsistentRead: true }),
       );
-      if (!result.Item) return undefined;
-      return {
-        from: String(result.Item.from),
-        to: String(result.Item.to),
-        lanes: (result.Item.lanes ?? {}) as SkillWindow['lanes'],
-      };
+      return result.Item ? windowOf(result.Item) : undefined;
     },
     async putWindow(portId, window) {
       await doc.send(

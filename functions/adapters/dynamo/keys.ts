@@ -1,13 +1,7 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  type QueryCommandInput,
-  ScanCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyRequest, KeyRequestStore } from '../../core/key-requests.ts';
 import type { ApiKeyRecord, KeyStore } from '../../core/keys.ts';
+import { scanAll } from './paging.ts';
 
 /**
  * Keys and key requests in one table. A key is `pk = KEY#<sha256 hex>`, `sk = KEY` (the layout the
@@ -16,21 +10,11 @@ import type { ApiKeyRecord, KeyStore } from '../../core/keys.ts';
  */
 export function createKeyStore(doc: DynamoDBDocumentClient, table: string): KeyStore & KeyRequestStore {
   async function scan(prefix: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let start: QueryCommandInput['ExclusiveStartKey'];
-    do {
-      const page = await doc.send(
-        new ScanCommand({
-          TableName: table,
-          FilterExpression: 'begins_with(pk, :prefix)',
-          ExpressionAttributeValues: { ':prefix': prefix },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
+    return scanAll(doc, {
+      TableName: table,
+      FilterExpression: 'begins_with(pk, :prefix)',
+      ExpressionAttributeValues: { ':prefix': prefix },
+    });
   }
 
   const toKey = ({ pk: _pk, sk: _sk, ...rest }: Record<string, unknown>) =>

@@ -1,7 +1,8 @@
-import { type DynamoDBDocumentClient, type QueryCommandInput, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LatestPortState, LatestReading } from '../../core/model.ts';
 import type { LatestStore } from '../../core/stores.ts';
 import { batchPut } from './batch.ts';
+import { scanAll } from './paging.ts';
 
 /**
  * Latest state: pk = port id; sk = `lane#direction#mode#lane` for a lane reading, `port#source`
@@ -12,16 +13,11 @@ export function createLatestStore(doc: DynamoDBDocumentClient, table: string): L
     async all() {
       const readings: LatestReading[] = [];
       const ports: LatestPortState[] = [];
-      let start: QueryCommandInput['ExclusiveStartKey'];
-      do {
-        const page = await doc.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start }));
-        for (const item of page.Items ?? []) {
-          const { pk: _pk, sk, ...rest } = item;
-          if (String(sk).startsWith('lane#')) readings.push(rest as LatestReading);
-          else ports.push(rest as LatestPortState);
-        }
-        start = page.LastEvaluatedKey;
-      } while (start);
+      for (const item of await scanAll(doc, { TableName: table })) {
+        const { pk: _pk, sk, ...rest } = item;
+        if (String(sk).startsWith('lane#')) readings.push(rest as LatestReading);
+        else ports.push(rest as LatestPortState);
+      }
       return { readings, ports };
     },
     async putReadings(readings) {

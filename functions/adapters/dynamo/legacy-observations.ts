@@ -1,7 +1,8 @@
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Observation, RETENTION_HOURS } from '../../core/model.ts';
 import type { ObservationFilter, ObservationStore } from '../../core/stores.ts';
 import { batchPut } from './batch.ts';
+import { queryPages } from './paging.ts';
 
 /**
  * The layout before the packed hours (kept for `npm run migrate`, which reads it, and for the
@@ -44,27 +45,23 @@ export function createLegacyObservationStore(
         filters.push(`#${field} = :${field}`);
       }
       const out: Observation[] = [];
-      let start: QueryCommandInput['ExclusiveStartKey'];
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-            FilterExpression: filters.join(' AND '),
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ExclusiveStartKey: start,
-            // With a limit, read newest first and stop there: the cost follows the answer.
-            ScanIndexForward: !Number.isFinite(limit),
-          }),
-        );
-        for (const item of page.Items ?? []) {
+      const pages = queryPages(doc, {
+        TableName: table,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        FilterExpression: filters.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        // With a limit, read newest first and stop there: the cost follows the answer.
+        ScanIndexForward: !Number.isFinite(limit),
+      });
+      for await (const page of pages) {
+        for (const item of page) {
           const { pk: _pk, sk: _sk, ttl: _ttl, ...observation } = item;
           out.push(observation as Observation);
           if (out.length >= limit) break;
         }
-        start = out.length >= limit ? undefined : page.LastEvaluatedKey;
-      } while (start);
+        if (out.length >= limit) break;
+      }
       return Number.isFinite(limit) ? out.reverse() : out;
     },
   };

@@ -1,10 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
 import type { Direction, Lane, Mode } from '../../core/model.ts';
 import {
@@ -16,6 +11,7 @@ import {
   settledBefore,
 } from '../../core/rollups.ts';
 import { batchPut } from './batch.ts';
+import { queryAll } from './paging.ts';
 
 const DATE_PREFIX = 'd';
 
@@ -146,48 +142,41 @@ export function createLegacyRollupStore(
       const buckets: Parameters<typeof averagesFromContributions>[1][number][] = [];
       const cutoff = `${DATE_PREFIX}${settledBefore(now())}`;
       const folds: Fold[] = [];
-      let start: QueryCommandInput['ExclusiveStartKey'];
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': portId },
-            ExclusiveStartKey: start,
-          }),
+      const items = await queryAll(doc, {
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': portId },
+      });
+      for (const item of items) {
+        const entries = Object.entries(item).filter(
+          ([name]) => name.startsWith(DATE_PREFIX) && name.length === 11,
         );
-        for (const item of page.Items ?? []) {
-          const entries = Object.entries(item).filter(
-            ([name]) => name.startsWith(DATE_PREFIX) && name.length === 11,
-          );
-          const dates = entries.map(([, value]) => dateOf(value));
-          const settled = item.settled === undefined ? null : dateOf(item.settled);
-          if (settled) dates.push(settled);
-          const old = entries.filter(([name]) => name < cutoff);
-          if (old.length > 0) {
-            const parts = [...(settled ? [settled] : []), ...old.map(([, value]) => dateOf(value))];
-            folds.push({
-              sk: String(item.sk),
-              dates: old.map(([name]) => name),
-              version: Number(item.settledVersion ?? 0),
-              settled: {
-                s: parts.reduce((total, part) => total + part.sum, 0),
-                n: parts.reduce((total, part) => total + part.count, 0),
-                h: mergeHistograms(parts.map((part) => part.histogram)),
-              },
-            });
-          }
-          buckets.push({
-            direction: item.direction as Direction,
-            mode: item.mode as Mode,
-            lane: item.lane as Lane,
-            dayOfWeek: Number(item.dayOfWeek),
-            hour: Number(item.hour),
-            dates,
+        const dates = entries.map(([, value]) => dateOf(value));
+        const settled = item.settled === undefined ? null : dateOf(item.settled);
+        if (settled) dates.push(settled);
+        const old = entries.filter(([name]) => name < cutoff);
+        if (old.length > 0) {
+          const parts = [...(settled ? [settled] : []), ...old.map(([, value]) => dateOf(value))];
+          folds.push({
+            sk: String(item.sk),
+            dates: old.map(([name]) => name),
+            version: Number(item.settledVersion ?? 0),
+            settled: {
+              s: parts.reduce((total, part) => total + part.sum, 0),
+              n: parts.reduce((total, part) => total + part.count, 0),
+              h: mergeHistograms(parts.map((part) => part.histogram)),
+            },
           });
         }
-        start = page.LastEvaluatedKey;
-      } while (start);
+        buckets.push({
+          direction: item.direction as Direction,
+          mode: item.mode as Mode,
+          lane: item.lane as Lane,
+          dayOfWeek: Number(item.dayOfWeek),
+          hour: Number(item.hour),
+          dates,
+        });
+      }
       await mapLimit(folds, 8, (fold) => settle(portId, fold));
       return averagesFromContributions(portId, buckets);
     },

@@ -1,11 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
 import type { Direction, HourlyAverage, Lane, Mode } from '../../core/model.ts';
 import {
@@ -18,6 +12,7 @@ import {
   settledBefore,
 } from '../../core/rollups.ts';
 import { batchPut } from './batch.ts';
+import { queryAll, queryPages } from './paging.ts';
 
 /** A date's part or a lane's settled total: sum, count and the histogram of whole-minute delays. */
 interface Part {
@@ -384,40 +379,25 @@ export function createRollupStore(
       const cached = summaries.get(portId);
       if (cached && Date.now() - cached.readAt < SUMMARY_CACHE_MS)
         return averagesOf(portId, cached.days.values());
-      const days = new Map<string, Record<string, unknown>>();
-      let start: QueryCommandInput['ExclusiveStartKey'];
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :avg)',
-            ExpressionAttributeValues: { ':pk': portId, ':avg': SUMMARY_PREFIX },
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) days.set(String(item.sk), item);
-        start = page.LastEvaluatedKey;
-      } while (start);
+      const items = await queryAll(doc, {
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :avg)',
+        ExpressionAttributeValues: { ':pk': portId, ':avg': SUMMARY_PREFIX },
+      });
+      const days = new Map(items.map((item) => [String(item.sk), item]));
       summaries.set(portId, { readAt: Date.now(), days });
       return averagesOf(portId, days.values());
     },
     async rebuildSummary(portId) {
-      let start: QueryCommandInput['ExclusiveStartKey'];
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :w)',
-            ExpressionAttributeValues: { ':pk': portId, ':w': 'w#' },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          await writeSummary(portId, String(item.sk), summarize(item));
-        }
-        start = page.LastEvaluatedKey;
-      } while (start);
+      const pages = queryPages(doc, {
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :w)',
+        ExpressionAttributeValues: { ':pk': portId, ':w': 'w#' },
+        ConsistentRead: true,
+      });
+      for await (const page of pages) {
+        for (const item of page) await writeSummary(portId, String(item.sk), summarize(item));
+      }
     },
   };
 }
