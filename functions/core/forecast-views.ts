@@ -19,7 +19,7 @@ import {
   SERIES,
   type Series,
 } from './skill.ts';
-import { DOCUMENT_KEYS } from './view-paths.ts';
+import { DOCUMENT_KEYS, portDocumentNames } from './view-paths.ts';
 import { type BuiltDocument, buildDocument, CACHE_CONTROL } from './views.ts';
 
 /** One forecast point: the expected wait at a target time, with its 80% interval. */
@@ -101,13 +101,13 @@ export function portForecastBody(
   };
 }
 
-/** The forecast documents of one port, under its id and its slug. */
+/** The forecast documents of one port, under each of its document names. */
 export function buildForecastDocuments(
   port: { id: string; slug: string },
   body: PortForecastBody,
   generatedAt: string,
 ): BuiltDocument[] {
-  return [...new Set([port.id, port.slug])].map((name) =>
+  return portDocumentNames(port).map((name) =>
     buildDocument(DOCUMENT_KEYS.forecast(name), CACHE_CONTROL.forecast, body, generatedAt),
   );
 }

@@ -431,7 +431,8 @@ export async function publish(deps: IngestDeps, averagesFor: ReadonlySet<string>
   const ports = publishedPorts(states);
   // Every port gets an averages document (`[]` until aggregates exist); recomputed when touched.
   const averages = await mapLimit(ports, 4, async (port) =>
-    !averagesFor.has(port.id) && (await deps.documents.exists(DOCUMENT_KEYS.averages(port.id)))
+    // Checked under the lower-case id the CDN reads (the last name a port's documents gained).
+    !averagesFor.has(port.id) && (await deps.documents.exists(DOCUMENT_KEYS.averages(port.id.toLowerCase())))
       ? []
       : buildAverageDocuments(port, await deps.rollups.averages(port.id)),
   );
@@ -439,7 +440,7 @@ export async function publish(deps: IngestDeps, averagesFor: ReadonlySet<string>
   // A port gets its forecast document (no lanes until the forecast step issues one) before any
   // index lists it.
   const forecasts = await mapLimit(ports, 4, async (port) =>
-    (await deps.documents.exists(DOCUMENT_KEYS.forecast(port.id)))
+    (await deps.documents.exists(DOCUMENT_KEYS.forecast(port.id.toLowerCase())))
       ? []
       : buildForecastDocuments(port, portForecastBody(port.id, null, {}), new Date(nowMs).toISOString()),
   );

@@ -17,7 +17,7 @@ import {
 } from './queries.ts';
 import type { Clock, DocumentStore, ObservationStore } from './stores.ts';
 import { VIEW_PATHS } from './view-paths.ts';
-import { CACHE_CONTROL } from './views.ts';
+import { CACHE_CONTROL, type PublishedPort } from './views.ts';
 
 export type ReadResult =
   | { kind: 'document'; document: PublishedDocument }
@@ -76,11 +76,29 @@ export function createReadApi(deps: ReadApiDeps) {
     return document;
   }
 
+  /**
+   * A port's precomputed document of `view`, read under its slug (a name every port's documents
+   * are published under), or `empty` as the view answers before the document is out.
+   */
+  async function portView(
+    view: 'averages' | 'forecast',
+    idOrSlug: string,
+    empty: (port: PublishedPort) => unknown,
+  ): Promise<ReadResult> {
+    const port = await directory.resolve(idOrSlug);
+    const document = await deps.documents.get(VIEW_PATHS[view].document({ port_id: port.slug }));
+    if (document) return { kind: 'document', document };
+    return {
+      kind: 'json',
+      body: empty(port),
+      cacheControl: CACHE_CONTROL[view],
+      lastModified: new Date(deps.clock.now()).toUTCString(),
+    };
+  }
+
   return {
     /** The port an id or slug names (any case, string or number); {@link UnknownPortError} if none. */
     resolvePort: directory.resolve,
-    /** The port an id or slug names, or undefined. */
-    findPort: directory.find,
     /** Every port as published (the catalogue before the first publish), from the same cache. */
     listPorts: directory.list,
     async ports(query: PortsQuery): Promise<ReadResult> {
@@ -96,29 +114,12 @@ export function createReadApi(deps: ReadApiDeps) {
       };
     },
     async averages(query: AveragesQuery): Promise<ReadResult> {
-      // The resolved id: the document's key is in the published spelling, whatever the query's.
-      const port = await directory.resolve(query.port_id);
-      const document = await deps.documents.get(VIEW_PATHS.averages.document({ ...query, port_id: port.id }));
-      if (document) return { kind: 'document', document };
       // A known port whose document is not out yet has no aggregates: the contract's empty list.
-      return {
-        kind: 'json',
-        body: [],
-        cacheControl: CACHE_CONTROL.averages,
-        lastModified: new Date(deps.clock.now()).toUTCString(),
-      };
+      return portView('averages', query.port_id, () => []);
     },
     async forecast(query: ForecastQuery): Promise<ReadResult> {
-      const port = await directory.resolve(query.port_id);
-      const document = await deps.documents.get(VIEW_PATHS.forecast.document({ ...query, port_id: port.id }));
-      if (document) return { kind: 'document', document };
       // A known port with no forecast issued yet: no lanes, never an invented number.
-      return {
-        kind: 'json',
-        body: portForecastBody(port.id, null, {}),
-        cacheControl: CACHE_CONTROL.forecast,
-        lastModified: new Date(deps.clock.now()).toUTCString(),
-      };
+      return portView('forecast', query.port_id, (port) => portForecastBody(port.id, null, {}));
     },
     async forecastSkill(): Promise<ReadResult> {
       return {

@@ -33,6 +33,15 @@ export const DOCUMENT_KEYS = {
   forecastSkill: 'v1/forecast-skill.json',
 } as const;
 
+/**
+ * The names a port's per-view documents are published under: its slug and its id, and the id in
+ * lower case where CBP spells it otherwise (`L01901`), so that a `port_id` read in lower case (as
+ * the views below and the CloudFront function read it) finds every port in any spelling.
+ */
+export function portDocumentNames(port: { id: string; slug: string }): string[] {
+  return [...new Set([port.id, port.id.toLowerCase(), port.slug])];
+}
+
 /** One read view: its path, and the document that answers a parsed query (null: answered live). */
 export interface ViewPath<Query> {
   readonly path: string;
@@ -56,8 +65,7 @@ export const VIEW_PATHS = {
   observations: { path: '/api/v1/wait-observations', document: null },
   averages: {
     path: '/api/v1/port-hourly-averages',
-    // The publisher writes each port's document under its id and under its slug, in lower case
-    // (both are published so); a port_id matches in any case.
+    // Under each of portDocumentNames: any spelling of an id or slug, read in lower case.
     document: (query: AveragesQuery) => DOCUMENT_KEYS.averages(query.port_id.toLowerCase()),
   },
   forecast: {

@@ -8,7 +8,7 @@ import { PORTS } from './catalogue.ts';
 import { FRESHNESS_POLICY, freshnessOf } from './freshness.ts';
 import type { FeedHealth, HourlyAverage, LatestPortState, LatestReading } from './model.ts';
 import { ZONE_FOR_ABBREVIATION } from './time.ts';
-import { DOCUMENT_KEYS, PORT_DOCUMENT_PREFIXES } from './view-paths.ts';
+import { DOCUMENT_KEYS, PORT_DOCUMENT_PREFIXES, portDocumentNames } from './view-paths.ts';
 
 /** Whether `key` is a per-port document (see {@link PORT_DOCUMENT_PREFIXES}). */
 export function isPortDocument(key: string): boolean {
@@ -227,12 +227,12 @@ function publicHealth(health: FeedHealth) {
   return rest;
 }
 
-/** The hourly-averages documents of one port, under its id and its slug. */
+/** The hourly-averages documents of one port, under each of its document names. */
 export function buildAverageDocuments(
   port: { id: string; slug: string },
   averages: readonly HourlyAverage[],
 ): BuiltDocument[] {
-  return [port.id, port.slug].map((name) =>
+  return portDocumentNames(port).map((name) =>
     buildDocument(DOCUMENT_KEYS.averages(name), CACHE_CONTROL.averages, averages),
   );
 }

@@ -43,6 +43,7 @@ describe('viewer-request outcomes', () => {
     ['/api/v1/port-forecast?port_id=san-ysidro', '/v1/port-forecast/san-ysidro.json'],
     ['/api/v1/port-hourly-averages?port_id=San-Ysidro', '/v1/port-hourly-averages/san-ysidro.json'],
     ['/api/v1/port-forecast?port_id=L24501', '/v1/port-forecast/l24501.json'],
+    ['/api/v1/port-hourly-averages?port_id=L01901', '/v1/port-hourly-averages/l01901.json'],
     ['/api/v1/forecast-skill', '/v1/forecast-skill.json'],
   ])('%s -> data object %s', (path, uri) => {
     const out = edge(path);

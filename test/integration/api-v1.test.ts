@@ -191,23 +191,31 @@ describe('/api/v1 on the local runtime', () => {
   });
 
   const PORT_PATHS = ['/api/v1/wait-observations', '/api/v1/port-hourly-averages', '/api/v1/port-forecast'];
-  const SPELLINGS = ['250401', 'san-ysidro', 'SAN-YSIDRO', 'San-Ysidro'];
+  // 250401 is San Ysidro; CBP spells Madawaska's id with a capital (L01901).
+  const SPELLINGS = [
+    ['250401', '250401'],
+    ['san-ysidro', '250401'],
+    ['SAN-YSIDRO', '250401'],
+    ['San-Ysidro', '250401'],
+    ['L01901', 'L01901'],
+    ['l01901', 'L01901'],
+    ['Madawaska-L01901', 'L01901'],
+  ];
   it.each(
     PORT_PATHS.flatMap((path) =>
-      SPELLINGS.flatMap((spelling) => [
-        [path, spelling, 'keyless'],
-        [path, spelling, 'keyed'],
+      SPELLINGS.flatMap(([spelling, id]) => [
+        [path, spelling, id, 'keyless'],
+        [path, spelling, id, 'keyed'],
       ]),
     ),
-  )('%s finds San Ysidro by port_id=%s, %s', async (path, spelling, face) => {
+  )('%s finds port_id=%s as %s, %s', async (path, spelling, id, face) => {
     keyForSpellings ??= (await issueKey(stack)).key;
     const headers: Record<string, string> = face === 'keyed' ? { 'x-api-key': keyForSpellings } : {};
     const response = await stack.get(`${path}?port_id=${spelling}`, { headers });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { portId?: string } | { portId: string }[];
     const portIds = Array.isArray(body) ? body.map((row) => row.portId) : [body.portId];
-    expect(portIds.length).toBeGreaterThan(0);
-    for (const portId of portIds) expect(portId).toBe('250401');
+    for (const portId of portIds) expect(portId).toBe(id);
   });
 
   it.each(PORT_PATHS)('%s names the fix for an unknown port_id', async (path) => {

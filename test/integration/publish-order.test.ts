@@ -12,7 +12,7 @@ import { createHttpFeedSource } from '../../functions/adapters/http-feed/source.
 import { runIngestCycle } from '../../functions/core/ingest.ts';
 import { RSS_KEYS } from '../../functions/core/rss.ts';
 import type { DocumentStore } from '../../functions/core/stores.ts';
-import { DOCUMENT_KEYS } from '../../functions/core/view-paths.ts';
+import { DOCUMENT_KEYS, portDocumentNames } from '../../functions/core/view-paths.ts';
 import { startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { startSimulator } from '../../infra/local/simulator/server.ts';
 import { issueKey } from './keys.ts';
@@ -65,10 +65,10 @@ describe('a publish broken after any number of documents', () => {
         const missing: string[] = [];
         for (const port of listed.values()) {
           for (const key of [
-            DOCUMENT_KEYS.averages(port.id),
-            DOCUMENT_KEYS.averages(port.slug),
-            DOCUMENT_KEYS.forecast(port.id),
-            DOCUMENT_KEYS.forecast(port.slug),
+            ...portDocumentNames(port).flatMap((name) => [
+              DOCUMENT_KEYS.averages(name),
+              DOCUMENT_KEYS.forecast(name),
+            ]),
             RSS_KEYS.port(port.slug),
           ]) {
             if (!(await documents.get(key))) missing.push(key);
@@ -95,8 +95,12 @@ describe('the first cycle after an empty start', () => {
     try {
       const { key } = await issueKey(stack);
       const keyed = { headers: { 'x-api-key': key } };
-      // Before any publish the keyed API knows no port (and must not remember that).
-      expect((await stack.get('/api/v1/port-hourly-averages?port_id=250401', keyed)).status).toBe(404);
+      // Before any publish the keyed API knows the catalogued ports (a known port with no aggregates
+      // yet: the empty list) and no other; it must not remember that once the list is published.
+      const early = await stack.json<unknown[]>('/api/v1/port-hourly-averages?port_id=250401', keyed);
+      expect(early.status).toBe(200);
+      expect(early.body).toEqual([]);
+      expect((await stack.get('/api/v1/port-hourly-averages?port_id=259901', keyed)).status).toBe(404);
       let done = false;
       const cycle = stack.service.ingestNow().finally(() => {
         done = true;
