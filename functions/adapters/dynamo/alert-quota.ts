@@ -1,10 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AlertQuota } from '../../core/alert-quota.ts';
-
-const failedCondition = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException ||
-  (error instanceof Error && error.name === 'ConditionalCheckFailedException');
+import { isConditionFailure } from './client.ts';
 
 /**
  * Alert counters in the counters table (`rate-limits`): `pk = ALERTS#<owner>`, `count`, no TTL.
@@ -29,7 +25,7 @@ export function createAlertQuota(doc: DynamoDBDocumentClient, table: string): Al
           );
           return true;
         } catch (error: unknown) {
-          if (failedCondition(error)) return false;
+          if (isConditionFailure(error)) return false;
           throw error;
         }
       };
@@ -49,7 +45,7 @@ export function createAlertQuota(doc: DynamoDBDocumentClient, table: string): Al
           }),
         );
       } catch (error: unknown) {
-        if (!failedCondition(error)) throw error;
+        if (!isConditionFailure(error)) throw error;
       }
       return take();
     },
@@ -66,7 +62,7 @@ export function createAlertQuota(doc: DynamoDBDocumentClient, table: string): Al
           }),
         );
       } catch (error: unknown) {
-        if (!failedCondition(error)) throw error;
+        if (!isConditionFailure(error)) throw error;
       }
     },
   };

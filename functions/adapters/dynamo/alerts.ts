@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -7,6 +6,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type Alert, type AlertStore, MAX_FIRINGS_KEPT } from '../../core/alerts.ts';
+import { isConditionFailure } from './client.ts';
 import { queryAll, scanAll } from './paging.ts';
 
 /** Runs a conditional write; false when its condition did not hold. */
@@ -15,10 +15,7 @@ async function conditional(write: Promise<unknown>): Promise<boolean> {
     await write;
     return true;
   } catch (error: unknown) {
-    if (
-      error instanceof ConditionalCheckFailedException ||
-      (error as Error)?.name === 'ConditionalCheckFailedException'
-    ) {
+    if (isConditionFailure(error)) {
       return false;
     }
     throw error;

@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
@@ -16,6 +16,17 @@ export function createDocumentClient(
     maxAttempts: 3,
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/**
+ * Whether a write was refused by its condition: by class, or by name when the error comes from
+ * another copy of the SDK (bundles, tests) and `instanceof` cannot see it.
+ */
+export function isConditionFailure(error: unknown): boolean {
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
+  );
 }
 
 /** Splits `items` into chunks of `size` (BatchWriteItem takes at most 25). */

@@ -1,9 +1,9 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { IssuedPort } from '../../core/forecast.ts';
 import type { ForecastStore, SkillWindow } from '../../core/forecast-cycle.ts';
 import { RECORD_DAYS, type SkillDay } from '../../core/skill.ts';
 import { batchGet } from './batch.ts';
+import { isConditionFailure } from './client.ts';
 import { queryAll } from './paging.ts';
 
 const HOUR_S = 3600;
@@ -82,7 +82,7 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
         );
         return issue;
       } catch (error: unknown) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!isConditionFailure(error)) throw error;
         const stored = await doc.send(
           new GetCommand({
             TableName: table,
@@ -153,7 +153,7 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
         );
         return true;
       } catch (error: unknown) {
-        if (error instanceof ConditionalCheckFailedException) return false;
+        if (isConditionFailure(error)) return false;
         throw error;
       }
     },

@@ -1,8 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentUpdateError } from '../../core/errors.ts';
 import type { FeedHealth, Source } from '../../core/model.ts';
 import type { HealthStore } from '../../core/stores.ts';
+import { isConditionFailure } from './client.ts';
 
 /**
  * Feed health: one item per source, pk = source. Each write carries the version it was read at
@@ -39,10 +39,7 @@ export function createHealthStore(doc: DynamoDBDocumentClient, table: string): H
           }),
         );
       } catch (error: unknown) {
-        if (
-          error instanceof ConditionalCheckFailedException ||
-          (error instanceof Error && error.name === 'ConditionalCheckFailedException')
-        ) {
+        if (isConditionFailure(error)) {
           throw new ConcurrentUpdateError(
             `feed health of ${health.source} changed since version ${read}: another ingest cycle wrote it`,
           );

@@ -1,10 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { LeaseStore } from '../../core/lease.ts';
-
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException ||
-  (error instanceof Error && error.name === 'ConditionalCheckFailedException');
+import { isConditionFailure } from './client.ts';
 
 /**
  * Leases as items of a small table keyed by `pk` (the feed-health table: `lease#<name>` never

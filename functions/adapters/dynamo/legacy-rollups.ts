@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
 import type { Direction, Lane, Mode } from '../../core/model.ts';
@@ -11,6 +10,7 @@ import {
   settledBefore,
 } from '../../core/rollups.ts';
 import { batchPut } from './batch.ts';
+import { isConditionFailure } from './client.ts';
 import { queryAll } from './paging.ts';
 
 const DATE_PREFIX = 'd';
@@ -130,7 +130,7 @@ export function createLegacyRollupStore(
       );
     } catch (error: unknown) {
       // Another reader folded first: the next read folds whatever is left.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isConditionFailure(error)) throw error;
     }
   };
   return {

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
@@ -10,7 +9,7 @@ import {
 import { mapLimit } from '../../core/concurrency.ts';
 import type { Observation } from '../../core/model.ts';
 import { mergeHistograms } from '../../core/rollups.ts';
-import { chunks } from './client.ts';
+import { chunks, isConditionFailure } from './client.ts';
 import { createObservationStore } from './observations.ts';
 import { createRollupStore, weekSk } from './rollups.ts';
 
@@ -165,7 +164,7 @@ async function moveRollupItem(
       return;
     } catch (error: unknown) {
       // Someone else changed the item meanwhile: read it again.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isConditionFailure(error)) throw error;
     }
   }
   throw new Error(`rollup ${portId} ${sk} ${lane}: still conflicting after 10 attempts`);

@@ -1,16 +1,12 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
 import { InvalidQueryError } from '../../core/errors.ts';
 import type { Direction, Lane, LaneStatus, Mode, Source } from '../../core/model.ts';
 import { type Observation, RETENTION_HOURS } from '../../core/model.ts';
 import type { ObservationFilter, ObservationPage, ObservationStore } from '../../core/stores.ts';
 import { batchGet, batchPut } from './batch.ts';
+import { isConditionFailure } from './client.ts';
+import { queryPages } from './paging.ts';
 
 /** How long an hour item this process wrote stands for the stored one (see `written`). */
 const WRITTEN_MS = 60_000;
@@ -421,7 +417,7 @@ export function createObservationStore(
       written.set(`${portId}\n${sk}`, { at: Date.now(), item: result.Attributes ?? held });
     } catch (error: unknown) {
       // The item changed since this copy: it stays as it is (complete either way).
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isConditionFailure(error)) throw error;
       written.delete(`${portId}\n${sk}`);
     }
   }
@@ -451,7 +447,7 @@ export function createObservationStore(
         remember(result.Attributes);
         return;
       } catch (error: unknown) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!isConditionFailure(error)) throw error;
       }
       // The hour's first write: create the map with these entries, unless a concurrent writer
       // just did (then the entry update above applies on the next turn).
@@ -470,7 +466,7 @@ export function createObservationStore(
         remember(result.Attributes);
         return;
       } catch (error: unknown) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!isConditionFailure(error)) throw error;
       }
     }
   }
@@ -491,43 +487,40 @@ export function createObservationStore(
     /** Readings the caller has taken so far (read between items). */
     taken: () => number = () => 0,
   ) {
-    let start: QueryCommandInput['ExclusiveStartKey'];
     let items = 0;
-    do {
-      let perQuery: number | undefined;
-      if (Number.isFinite(wanted)) {
-        // A day of hours first, then as many as the readings per hour seen so far say.
-        perQuery =
-          items === 0
-            ? 24
-            : Math.min(
-                400,
-                Math.max(4, Math.ceil(((wanted - taken()) / Math.max(1, taken() / items)) * 1.1) + 1),
-              );
-      }
-      const page = await doc.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-          FilterExpression: '#ttl > :now',
-          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#ttl': 'ttl' },
-          ExpressionAttributeValues: {
-            ':pk': portId,
-            ':from': fromSk,
-            ':to': toSk,
-            ':now': Math.floor(now() / 1000),
-          },
-          ExclusiveStartKey: start,
-          ScanIndexForward: forward,
-          Limit: perQuery,
-        }),
-      );
-      for (const item of page.Items ?? []) {
+    // A day of hours first, then as many as the readings per hour seen so far say.
+    const perQuery = () =>
+      !Number.isFinite(wanted)
+        ? undefined
+        : items === 0
+          ? 24
+          : Math.min(
+              400,
+              Math.max(4, Math.ceil(((wanted - taken()) / Math.max(1, taken() / items)) * 1.1) + 1),
+            );
+    const pages = queryPages(
+      doc,
+      {
+        TableName: table,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        FilterExpression: '#ttl > :now',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':pk': portId,
+          ':from': fromSk,
+          ':to': toSk,
+          ':now': Math.floor(now() / 1000),
+        },
+        ScanIndexForward: forward,
+      },
+      perQuery,
+    );
+    for await (const page of pages) {
+      for (const item of page) {
         items += 1;
         yield item;
       }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    }
   }
 
   /** The live, matching readings of one hour item in time order (see {@link readingsOfItem}). */

@@ -22,9 +22,18 @@ async function* pages(
   } while (start);
 }
 
-/** The items of a Query, page by page (stop early by leaving the loop). */
-export function queryPages(doc: DynamoDBDocumentClient, input: QueryCommandInput): AsyncGenerator<Item[]> {
-  return pages((start) => doc.send(new QueryCommand({ ...input, ExclusiveStartKey: start })));
+/**
+ * The items of a Query, page by page (stop early by leaving the loop); `limit`, when given, is asked
+ * before each request for its `Limit` (a reader that sizes each request to what it still needs).
+ */
+export function queryPages(
+  doc: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+  limit?: () => number | undefined,
+): AsyncGenerator<Item[]> {
+  return pages((start) =>
+    doc.send(new QueryCommand({ ...input, ...(limit ? { Limit: limit() } : {}), ExclusiveStartKey: start })),
+  );
 }
 
 /** The items of a Scan, page by page. */

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
 import type { Direction, HourlyAverage, Lane, Mode } from '../../core/model.ts';
@@ -12,6 +11,7 @@ import {
   settledBefore,
 } from '../../core/rollups.ts';
 import { batchPut } from './batch.ts';
+import { isConditionFailure } from './client.ts';
 import { queryAll, queryPages } from './paging.ts';
 
 /** A date's part or a lane's settled total: sum, count and the histogram of whole-minute delays. */
@@ -177,8 +177,6 @@ export function createRollupStore(
   /** Recomputes a port's summary from its bucket items (after a migration or a bulk load). */
   rebuildSummary(portId: string): Promise<void>;
 } {
-  const conditionFailed = (error: unknown) => error instanceof ConditionalCheckFailedException;
-
   /** Writes one bucket's parts; returns the item after the write. */
   async function writeBucket(
     portId: string,
@@ -220,7 +218,7 @@ export function createRollupStore(
         );
         return result.Attributes;
       } catch (error: unknown) {
-        if (!conditionFailed(error)) throw error;
+        if (!isConditionFailure(error)) throw error;
       }
       try {
         const result = await doc.send(
@@ -236,7 +234,7 @@ export function createRollupStore(
         );
         return result.Attributes;
       } catch (error: unknown) {
-        if (!conditionFailed(error)) throw error;
+        if (!isConditionFailure(error)) throw error;
       }
       // The item exists: either a concurrent writer created it (the next turn applies), or some of
       // these dates are already settled (never written again: their total holds them).
@@ -280,7 +278,7 @@ export function createRollupStore(
         remember(portId, result.Attributes);
         return;
       } catch (error: unknown) {
-        if (!conditionFailed(error)) throw error;
+        if (!isConditionFailure(error)) throw error;
       }
       const current = await doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
       remember(portId, current.Item);
@@ -354,7 +352,7 @@ export function createRollupStore(
       );
     } catch (error: unknown) {
       // Another writer folded first: the next write of this bucket folds whatever is left.
-      if (!conditionFailed(error)) throw error;
+      if (!isConditionFailure(error)) throw error;
     }
   }
 
