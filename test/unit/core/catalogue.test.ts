@@ -2,7 +2,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  findPort,
   findPortByCbsaOffice,
   getPort,
   PORTS,
@@ -10,6 +9,7 @@ import {
   slugify,
 } from '../../../functions/core/catalogue.ts';
 import { DIRECTIONS } from '../../../functions/core/model.ts';
+import { matchPort } from '../../../functions/core/port-directory.ts';
 
 const capturesDir = fileURLToPath(new URL('../../../../shared/fixtures/feeds/', import.meta.url));
 const haveCaptures = existsSync(capturesDir);
@@ -149,11 +149,11 @@ describe('port catalogue: identity', () => {
     ['madawaska-l01901', 'L01901'],
     ['north-portal', 'cbsa-north-portal'],
   ])('finds %s by id or slug as %s', (idOrSlug, id) => {
-    expect(findPort(idOrSlug)?.id).toBe(id);
+    expect(matchPort(PORTS, idOrSlug)?.id).toBe(id);
   });
 
   it('finds nothing for an unknown id or slug', () => {
-    expect(findPort('nowhere')).toBeUndefined();
+    expect(matchPort(PORTS, 'nowhere')).toBeUndefined();
   });
 });
 
