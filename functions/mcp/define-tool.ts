@@ -99,11 +99,11 @@ export interface ToolDefinition {
 }
 
 /** A tool execution error the model can act on (wrong argument, unknown port, missing plan). */
-export function toolError(message: string): CallToolResult {
+function toolError(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-export function unknownPortMessage(idOrSlug: string): string {
+function unknownPortMessage(idOrSlug: string): string {
   return `Unknown port "${idOrSlug}". Use search_crossings to find the id or slug (e.g. 250401 or san-ysidro).`;
 }
 

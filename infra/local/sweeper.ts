@@ -2,13 +2,9 @@
  * dynalite never expires TTL items (real DynamoDB deletes them lazily, within days), so the local
  * runtime sweeps tables with a TTL attribute itself. Queries filter on TTL anyway.
  */
-import {
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  ScanCommand,
-  type ScanCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { chunks } from '../../functions/adapters/dynamo/client.ts';
+import { scanPages } from '../../functions/adapters/dynamo/paging.ts';
 import { TABLES, type TableSpec } from '../manifest.ts';
 
 export async function sweepExpired(doc: DynamoDBDocumentClient, nowMs: number): Promise<number> {
@@ -16,20 +12,14 @@ export async function sweepExpired(doc: DynamoDBDocumentClient, nowMs: number): 
   for (const table of Object.values(TABLES) as TableSpec[]) {
     if (!table.ttlAttribute) continue;
     const keyNames = [table.partitionKey, ...(table.sortKey ? [table.sortKey] : [])];
-    let start: ScanCommandInput['ExclusiveStartKey'];
-    do {
-      const page = await doc.send(
-        new ScanCommand({
-          TableName: table.name,
-          FilterExpression: '#ttl <= :now',
-          ExpressionAttributeNames: { '#ttl': table.ttlAttribute },
-          ExpressionAttributeValues: { ':now': Math.floor(nowMs / 1000) },
-          ExclusiveStartKey: start,
-        }),
-      );
-      const keys = (page.Items ?? []).map((item) =>
-        Object.fromEntries(keyNames.map((name) => [name, item[name]])),
-      );
+    const expired = scanPages(doc, {
+      TableName: table.name,
+      FilterExpression: '#ttl <= :now',
+      ExpressionAttributeNames: { '#ttl': table.ttlAttribute },
+      ExpressionAttributeValues: { ':now': Math.floor(nowMs / 1000) },
+    });
+    for await (const items of expired) {
+      const keys = items.map((item) => Object.fromEntries(keyNames.map((name) => [name, item[name]])));
       for (const chunk of chunks(keys, 25)) {
         await doc.send(
           new BatchWriteCommand({
@@ -38,8 +28,7 @@ export async function sweepExpired(doc: DynamoDBDocumentClient, nowMs: number): 
         );
         deleted += chunk.length;
       }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    }
   }
   return deleted;
 }

@@ -2,7 +2,6 @@ import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  ScanCommand,
   type ScanCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -11,6 +10,7 @@ import type { Observation } from '../../core/model.ts';
 import { mergeHistograms } from '../../core/rollups.ts';
 import { chunks, isConditionFailure } from './client.ts';
 import { createObservationStore } from './observations.ts';
+import { scanPages } from './paging.ts';
 import { createRollupStore, weekSk } from './rollups.ts';
 
 export interface MigrationTables {
@@ -56,14 +56,9 @@ async function* scan(
     'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
   >,
 ) {
-  let start: ScanCommandInput['ExclusiveStartKey'];
-  do {
-    const page = await doc.send(
-      new ScanCommand({ TableName: table, ...filter, ExclusiveStartKey: start, Limit: 500 }),
-    );
-    if ((page.Items ?? []).length > 0) yield page.Items ?? [];
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for await (const items of scanPages(doc, { TableName: table, ...filter, Limit: 500 })) {
+    if (items.length > 0) yield items;
+  }
 }
 
 /**
