@@ -89,8 +89,13 @@ export const IngestConfigSchema = /* @__PURE__ */ built(() =>
     CBSA_FEED_URL: url('https://www.cbsa-asfc.gc.ca/bwt-taf/bwt-eng.csv'),
     FEED_TIMEOUT_MS: positiveInt(15_000),
     FEED_MAX_BYTES: positiveInt(5 * 1024 * 1024),
-    /** Time the forecast step may take in one ingest cycle; ports not reached wait for the next. */
-    FORECAST_BUDGET_MS: positiveInt(20_000),
+  }),
+);
+
+export const ForecastConfigSchema = /* @__PURE__ */ built(() =>
+  z.extend(StoreConfigSchema, {
+    /** Time the forecast step may spend starting ports in one run; ports not reached wait for the next. */
+    FORECAST_BUDGET_MS: positiveInt(40_000),
   }),
 );
 
@@ -214,6 +219,7 @@ export const OriginAuthorizerConfigSchema = /* @__PURE__ */ built(() =>
 export type McpConfig = z.infer<typeof McpConfigSchema>;
 export type AuthorizerConfig = z.infer<typeof AuthorizerConfigSchema>;
 export type IngestConfig = z.infer<typeof IngestConfigSchema>;
+export type ForecastConfig = z.infer<typeof ForecastConfigSchema>;
 export type ApiConfig = z.infer<typeof ApiConfigSchema>;
 
 /** Parses `env` with `schema`, or throws one error listing every bad key. */

@@ -175,11 +175,27 @@ export const FUNCTIONS = {
       rollups: 'readWrite',
       health: 'readWrite',
       alerts: 'readWrite',
+    },
+    buckets: { data: 'readWrite' },
+    description:
+      'One ingest cycle per source: fetch, parse, store, roll up, publish, evaluate alerts, record health',
+  },
+  forecast: {
+    name: 'forecast',
+    entry: 'functions/handlers/forecast.ts',
+    memoryMb: 512,
+    timeoutSeconds: 60,
+    // One run at a time: runs of one slot are idempotent, but a second would only redo the first.
+    reservedConcurrency: 1,
+    tables: {
+      observations: 'read',
+      latest: 'read',
+      rollups: 'read',
       forecasts: 'readWrite',
     },
     buckets: { data: 'readWrite' },
     description:
-      'One ingest cycle per source: fetch, parse, store, roll up, publish, forecast and score, evaluate alerts, record health',
+      'Once per 15-minute slot: score the forecasts that came due, issue the next, publish them and the skill summary',
   },
   api: {
     name: 'api',
@@ -338,6 +354,14 @@ export const SCHEDULES = {
     function: 'ingest',
     rateSeconds: 60,
     description: 'Both feeds every minute; conditional GET makes an unchanged feed cheap',
+  },
+  forecast: {
+    name: 'forecast',
+    function: 'forecast',
+    // Three runs per 15-minute slot: the first does the slot, the others find it done (one read)
+    // or finish what a failed or cut-short run left.
+    rateSeconds: 300,
+    description: 'Forecasts every 15-minute slot, a few minutes into it (the slot is done once)',
   },
 } as const satisfies Record<string, ScheduleSpec>;
 

@@ -170,6 +170,8 @@ function runCycle(): Promise<Cycle> {
     let error: string | null = null;
     try {
       outcomes = await service.ingestNow();
+      // The forecast function's run (its slot's work once, then a skip), as its schedule makes it.
+      await service.forecastNow();
     } catch (failure: unknown) {
       error = failure instanceof Error ? failure.message : String(failure);
       cycleErrors += 1;

@@ -1,7 +1,8 @@
 /**
- * The forecast step of the ingest (after the observations and rollups are stored): once per
+ * The forecast step (the forecast function, on its own schedule beside the ingest): once per
  * 15-minute slot, per port, score the targets that came due, issue the slot's forecasts, publish
- * the port's forecast document; then the skill summary.
+ * the port's forecast document; then the skill summary. A run in a slot already done reads one
+ * item and stops, so the schedule may fire several times a slot (a failed run is retried there).
  *
  * Idempotent under replay and crash without transactions:
  * - the slot's inputs are what was known at the slot's start (readings observed up to it), and the
@@ -9,7 +10,7 @@
  *   and scored forecasts never change once issued;
  * - scores are folded into a port-day record by one conditional write of absolute totals guarded
  *   by the record's `through` (the last target folded), so no target counts twice;
- * - the slot is marked done only at the end, so a crash leaves it to the next cycle.
+ * - the slot is marked done only at the end, so a crash leaves it to the next run.
  */
 import { mapLimit } from './concurrency.ts';
 import {
@@ -94,17 +95,17 @@ export interface ForecastDeps {
   documents: DocumentStore;
   clock: Clock;
   log?: (line: string) => void;
-  /** Ports not started within this many ms are left to the next cycle (the slot stays open). */
+  /** Ports not started within this many ms are left to the next run (the slot stays open). */
   budgetMs?: number;
 }
 
-/** The forecast step's default share of an ingest cycle (the ingest function has 50 s). */
-export const FORECAST_BUDGET_MS = 20_000;
+/** The forecast step's default time for starting ports (the forecast function has 60 s). */
+export const FORECAST_BUDGET_MS = 40_000;
 
 export interface ForecastOutcome {
   slot: string;
   skipped: boolean;
-  /** Ports left to the next cycle by the time budget. */
+  /** Ports left to the next run by the time budget. */
   deferred: number;
   ports: number;
   lanes: number;
@@ -324,7 +325,7 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   let scored = 0;
   const records: PortRecord[] = [];
   // First each port's live records (which say what else to read), then the rest for all ports at
-  // once, then each port's scores and issue. Ports reached after the deadline wait for the next cycle.
+  // once, then each port's scores and issue. Ports reached after the deadline wait for the next run.
   const plans = new Map<string, PortPlan>();
   await mapLimit(
     ports.filter((port) => lanesByPort.has(port.id)),
@@ -354,7 +355,7 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   // Per-port leaves first, then the index that summarises them.
   await mapLimit(leaves.flat(), 8, (doc) => put(deps.documents, doc));
   if (deferred > 0) {
-    deps.log?.(`forecast slot=${slot} ${deferred} ports left to the next cycle (time budget)`);
+    deps.log?.(`forecast slot=${slot} ${deferred} ports left to the next run (time budget)`);
     return { slot, skipped: false, deferred, ports: ports.length, lanes: lanesIssued, scored };
   }
   await put(

@@ -19,7 +19,6 @@ import { mapLimit } from './concurrency.ts';
 import { DomainError, FeedRefusedError } from './errors.ts';
 import { feedEvent, mergeEvents, portEvents } from './events.ts';
 import { detectFormat, parseFeed } from './feeds/index.ts';
-import { FORECAST_BUDGET_MS, type ForecastStore, runForecastCycle } from './forecast-cycle.ts';
 import { buildForecastDocuments, portForecastBody } from './forecast-views.ts';
 import type {
   FeedHealth,
@@ -69,10 +68,6 @@ export interface IngestDeps {
   documents: DocumentStore;
   clock: Clock;
   log?: (line: string) => void;
-  /** With it, each cycle ends with the forecast step (once per 15-minute slot). */
-  forecasts?: ForecastStore;
-  /** Time the forecast step may take in one cycle (default {@link FORECAST_BUDGET_MS}). */
-  forecastBudgetMs?: number;
 }
 
 export interface SourceOutcome {
@@ -179,16 +174,6 @@ export async function runIngestCycle(cycleDeps: IngestDeps): Promise<SourceOutco
     );
   }
   await publish(deps, pendingAverages);
-  if (deps.forecasts) {
-    // After the publish, within its own time budget, so forecasting never holds up the current
-    // views (publish gave every listed port a forecast document already). A failed or unfinished
-    // step loses nothing: the slot stays unmarked and the next cycle finishes it.
-    await runForecastCycle({
-      ...deps,
-      forecasts: deps.forecasts,
-      budgetMs: deps.forecastBudgetMs ?? FORECAST_BUDGET_MS,
-    }).catch((error: unknown) => deps.log?.(`forecast: step failed: ${messageOf(error)}`));
-  }
   return outcomes;
 }
 

@@ -78,7 +78,6 @@ export function createIngestHandler(
           sources,
           clock,
           log,
-          forecastBudgetMs: config.FORECAST_BUDGET_MS,
         });
         countOutcomes(metrics, outcomes);
         metrics.flush();

@@ -51,6 +51,7 @@ export class Observability extends Section {
   constructor(scope: Construct, id: string, { functions, api, httpApi }: ObservabilityProps) {
     super(scope, id);
     const ingest = functions.ingest.fn;
+    const forecast = functions.forecast.fn;
     const apiFn = functions.api.fn;
     const minutes = (n: number) => ({ period: Duration.minutes(n) });
     const atLeast = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
@@ -70,6 +71,14 @@ export class Observability extends Section {
         threshold: 1,
         comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
         missing: TreatMissingData.BREACHING,
+      },
+      {
+        id: 'ForecastErrors',
+        description:
+          'The forecast function failed 3 runs in a row: forecasts and their track record go stale',
+        metric: forecast.metricErrors(minutes(5)),
+        threshold: 1,
+        evaluationPeriods: 3,
       },
       {
         id: 'FeedsFailing',
@@ -123,6 +132,7 @@ export class Observability extends Section {
       new GraphWidget({ title, left, right });
     dashboard.addWidgets(
       graph('Ingest', [ingest.metricInvocations(), ingest.metricErrors()], [ingest.metricDuration()]),
+      graph('Forecast', [forecast.metricInvocations(), forecast.metricErrors()], [forecast.metricDuration()]),
       graph(
         'API',
         [api.metricCount(), api.metricClientError(), api.metricServerError()],

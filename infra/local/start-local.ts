@@ -9,12 +9,14 @@ import { join, resolve } from 'node:path';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
 import { createFileSecretSource, ensureFileSecret } from '../../functions/adapters/secrets/files.ts';
 import { EdgeConfigSchema, parseConfig } from '../../functions/config.ts';
+import type { ForecastOutcome } from '../../functions/core/forecast-cycle.ts';
 import type { SourceOutcome } from '../../functions/core/ingest.ts';
 import { PROBLEM_CONTENT_TYPE, problem } from '../../functions/core/problems.ts';
 import { currentSecret } from '../../functions/core/secrets.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
 import { createApiHandler } from '../../functions/handlers/api.ts';
 import { createAuthorizerHandler } from '../../functions/handlers/authorizer.ts';
+import { createForecastHandler } from '../../functions/handlers/forecast.ts';
 import { createIngestHandler } from '../../functions/handlers/ingest.ts';
 import { createMcpHandler } from '../../functions/handlers/mcp.ts';
 import { createOriginAuthorizer } from '../../functions/handlers/origin-authorizer.ts';
@@ -49,7 +51,10 @@ export interface LocalOptions {
   dataDir?: string;
   cbpFeedUrl?: string;
   cbsaFeedUrl?: string;
-  /** Seconds between scheduled ingests; 0 turns the schedule off (tests call `ingestNow`). */
+  /**
+   * Seconds between scheduled ingests; 0 turns the schedules off (tests call `ingestNow` and
+   * `forecastNow`). The forecast runs on its own schedule (SCHEDULES.forecast) when this is not 0.
+   */
   ingestIntervalSeconds?: number;
   /**
    * Port of the development IdP (oidc-provider); default: the next port after `port`, or any free
@@ -79,6 +84,8 @@ export interface LocalService {
   idp: DevIdp | null;
   /** Runs one ingest cycle now (the scheduled function, invoked as EventBridge would). */
   ingestNow(): Promise<SourceOutcome[]>;
+  /** Runs the forecast function now (its slot, unless already done), as its schedule would. */
+  forecastNow(): Promise<ForecastOutcome>;
   /** Deletes expired items, as DynamoDB's TTL eventually would. */
   sweep(): Promise<number>;
   stop(): Promise<void>;
@@ -112,6 +119,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   const apiHandler = createApiHandler(env, clock) as unknown as ProxyHandler;
   // Metrics are CloudWatch's in AWS (EMF lines); locally they would only crowd the console.
   const ingestHandler = createIngestHandler(env, { clock, log, secrets, metricsOutput: () => {} });
+  const forecastHandler = createForecastHandler(env, { clock, log });
   const sweepClient = createDocumentClient({ endpoint: dynamo.endpoint });
   // The stack's REQUEST authorizer, run by the local gateway before the api function.
   const authorize = createAuthorizerHandler(
@@ -141,6 +149,26 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       }
     })();
     return ingestRunning;
+  };
+
+  let forecastRunning: Promise<ForecastOutcome> | null = null;
+  const forecastNow = (): Promise<ForecastOutcome> => {
+    // One run at a time, as the function's reserved concurrency of 1 makes it in AWS.
+    forecastRunning ??= (async () => {
+      try {
+        return await forecastHandler(
+          {
+            source: 'aws.events',
+            'detail-type': 'Scheduled Event',
+            time: new Date(clock.now()).toISOString(),
+          } as never,
+          lambdaContext(FUNCTIONS.forecast.name, FUNCTIONS.forecast.timeoutSeconds),
+        );
+      } finally {
+        forecastRunning = null;
+      }
+    })();
+    return forecastRunning;
   };
 
   async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -294,13 +322,14 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   const timers: NodeJS.Timeout[] = [];
   const interval = options.ingestIntervalSeconds ?? SCHEDULES.ingest.rateSeconds;
   if (interval > 0) {
-    const tick = () => {
-      ingestNow().catch((error: unknown) =>
-        log(`ingest failed: ${error instanceof Error ? error.message : String(error)}`),
-      );
-    };
-    tick();
+    const failed = (name: string) => (error: unknown) =>
+      log(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const tick = () => ingestNow().catch(failed('ingest'));
+    const forecastTick = () => forecastNow().catch(failed('forecast'));
+    // The first forecast after the first ingest, so it has readings to start from.
+    void tick().then(forecastTick);
     timers.push(setInterval(tick, interval * 1000));
+    timers.push(setInterval(forecastTick, SCHEDULES.forecast.rateSeconds * 1000));
     timers.push(
       setInterval(() => {
         sweepExpired(sweepClient, clock.now()).catch((error: unknown) =>
@@ -320,12 +349,14 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     issuer,
     idp,
     ingestNow,
+    forecastNow,
     sweep: () => sweepExpired(sweepClient, clock.now()),
     async stop() {
       if (stopped) return;
       stopped = true;
       for (const timer of timers) clearInterval(timer);
       await ingestRunning?.catch(() => undefined);
+      await forecastRunning?.catch(() => undefined);
       for (const listening of [server, origin]) {
         await new Promise<void>((done) => {
           listening.close(() => done());

@@ -4,7 +4,8 @@
  * the history), the DynamoDB read and write capacity units per cycle (`ReturnConsumedCapacity`),
  * and the 336-hour `wait-observations` read at the busiest port (every page: rows stored and
  * returned, median and p99 time, capacity units), for the legacy layout (one item per reading, one
- * rollup item per lane and hour of week) and the packed one, on the embedded stores.
+ * rollup item per lane and hour of week) and the packed one, on the embedded stores. The stores run
+ * in a process of their own (as DynamoDB does in AWS), so the CPU figures are the function's.
  *
  * Each level starts from empty stores seeded with that much history from the feed simulator's model
  * (hourly readings of every catalogue port, every 5 minutes at the busiest: raw observations for
@@ -23,17 +24,19 @@ import {
 import { loadObservations } from '../../functions/adapters/dynamo/observations.ts';
 import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
 import { createHttpFeedSource } from '../../functions/adapters/http-feed/source.ts';
+import { createStores } from '../../functions/adapters/stores.ts';
+import { parseConfig, StoreConfigSchema, storeSettingsOf } from '../../functions/config.ts';
 import { PORTS } from '../../functions/core/catalogue.ts';
 import { runIngestCycle } from '../../functions/core/ingest.ts';
 import type { Observation } from '../../functions/core/model.ts';
 import { MAX_OBSERVATIONS } from '../../functions/core/queries.ts';
 import { createReadApi } from '../../functions/core/read-api.ts';
 import { contributionsOfDay, localBucketOf, type RollupContribution } from '../../functions/core/rollups.ts';
-import { startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { isAutomated, observationsSeen } from '../../infra/local/simulator/model.ts';
 import { startSimulator } from '../../infra/local/simulator/server.ts';
 import { RETENTION_HOURS, TABLES } from '../../infra/manifest.ts';
 import { meterCapacity } from './_capacity.ts';
+import { startStoresProcess } from './_remote.ts';
 import { median, percentile, timeRuns } from './_stats.ts';
 
 const LEVELS = (process.argv[2] ?? '7,14,60').split(',').map(Number);
@@ -92,7 +95,7 @@ interface Figures {
   historyRcu: number;
   historyWcu: number;
   newObservations: number;
-  /** Process CPU (the stand-ins run in this process): median per cycle, mean per query. */
+  /** The function's CPU (the stores run in another process): median per cycle, mean per query. */
   cycleCpuMs: number;
   queryCpuMs: number;
   queryMedianMs: number;
@@ -107,10 +110,19 @@ async function level(days: number, layout: Layout): Promise<Figures> {
   const clock = { now: () => nowMs };
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-history-'));
   const simulator = await startSimulator({ clock });
-  const embedded = await startEmbeddedStores(dataDir, clock);
+  const remote = await startStoresProcess(dataDir, 'stores');
+  const adapters = createStores(
+    storeSettingsOf(
+      parseConfig(StoreConfigSchema, {
+        AWS_ENDPOINT_URL_DYNAMODB: remote.endpoints.dynamodb,
+        AWS_ENDPOINT_URL_S3: remote.endpoints.s3,
+      }),
+    ),
+    clock,
+  );
   try {
     // The forecast step has its own bench (bench -- forecast): these figures are the history's.
-    const { forecasts: _forecasts, ...stores } = embedded.stores;
+    const { forecasts: _forecasts, ...stores } = adapters;
     const capacity = meterCapacity(stores.dynamo);
     const legacyObservations = createLegacyObservationStore(
       stores.dynamo,
@@ -258,7 +270,9 @@ async function level(days: number, layout: Layout): Promise<Figures> {
     };
   } finally {
     await simulator.stop();
-    await embedded.stop();
+    adapters.dynamo.destroy();
+    adapters.s3.destroy();
+    await remote.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -90,7 +90,7 @@ describe.skipIf(skipReason !== '')(
       mkdirSync(SHOTS, { recursive: true });
       const { startStack } = await import('../integration/stack.ts');
       // A high edge limit: one browser opens many pages from one address; no forecast time budget,
-      // so a loaded machine never defers San Ysidro's forecast to a later cycle.
+      // so a loaded machine never defers San Ysidro's forecast to a later run.
       stack = await startStack({
         atMs: AT,
         env: { EDGE_RATE_LIMIT_PER_MINUTE: '100000', FORECAST_BUDGET_MS: '600000' },
@@ -99,6 +99,7 @@ describe.skipIf(skipReason !== '')(
       // rollups, before the service caches any summary), give the forecaster its profile.
       await seedHistory(SAN_YSIDRO, 21);
       await stack.service.ingestNow();
+      await stack.service.forecastNow();
       const { body } = await stack.json<{ ports: CurrentPort[] }>('/api/v1/port-current?include=ports');
       ports = body.ports;
       browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
@@ -676,12 +677,14 @@ describe.skipIf(skipReason !== '')(
     });
 
     it('a port page shows the forecast band once forecasts exist', async () => {
-      // With the three weeks of history loaded before the first ingest, three polls 15 minutes apart
-      // issue forecasts and score the first ones against the readings that arrived.
+      // With the three weeks of history loaded before the first ingest, three polls 15 minutes apart,
+      // each followed by the forecast run, issue forecasts and score the first ones against the
+      // readings that arrived.
       const start = stack.clock.now();
       for (const minutes of [0, 15, 30]) {
         stack.clock.set(start + minutes * 60_000);
         await stack.service.ingestNow();
+        await stack.service.forecastNow();
       }
       const doc = (await stack.json<PublishedForecast>(`/api/v1/port-forecast?port_id=${SAN_YSIDRO}`)).body;
       const lane = doc.lanes.find(

@@ -233,10 +233,11 @@ describe('functions', () => {
 });
 
 describe('one ingest at a time', () => {
-  it('the ingest function has a reserved concurrency of 1; the others draw on the shared pool', () => {
+  it('the ingest and forecast functions have a reserved concurrency of 1; the others draw on the shared pool', () => {
     const fnOf = (name: keyof typeof FUNCTIONS) =>
       resources[logicalId(stack.functions[name].fn)]?.Properties ?? {};
     expect(fnOf('ingest').ReservedConcurrentExecutions).toBe(1);
+    expect(fnOf('forecast').ReservedConcurrentExecutions).toBe(1);
     expect(fnOf('api').ReservedConcurrentExecutions).toBeUndefined();
     expect(fnOf('mcp').ReservedConcurrentExecutions).toBeUndefined();
   });
@@ -248,6 +249,22 @@ describe('schedule', () => {
       ScheduleExpression: 'rate(1 minute)',
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.functions.ingest.fn), 'Arn'] } })],
     });
+  });
+  it('the forecast function every 5 minutes, on its own rule', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.functions.forecast.fn), 'Arn'] } })],
+    });
+  });
+  it('the forecast function writes forecasts and documents; the ingest no longer reaches the forecasts table', () => {
+    const forecasts = logicalId(stack.tables.forecasts);
+    expect(actionsOn('forecast', forecasts)).toEqual(expect.arrayContaining(['dynamodb:PutItem']));
+    expect(actionsOn('ingest', forecasts)).toEqual([]);
+    const obs = logicalId(stack.tables.observations);
+    expect(actionsOn('forecast', obs).filter((a) => /Put|Update|Delete|BatchWrite/.test(a))).toEqual([]);
+    expect(actionsOn('forecast', logicalId(stack.buckets.data))).toEqual(
+      expect.arrayContaining(['s3:PutObject']),
+    );
   });
 });
 
@@ -539,11 +556,12 @@ describe('API Gateway', () => {
 });
 
 describe('operations', () => {
-  it('alarms on ingest errors, ingest silence, failing feeds, API 5XX and throttles, MCP 5xx; a dashboard', () => {
+  it('alarms on ingest and forecast errors, ingest silence, failing feeds, API 5XX and throttles, MCP 5xx; a dashboard', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
     expect(alarms.map((a) => a.MetricName).sort()).toEqual([
       '5XXError',
       '5xx',
+      'Errors',
       'Errors',
       'FeedFailures',
       'Invocations',

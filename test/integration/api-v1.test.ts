@@ -59,6 +59,7 @@ describe('/api/v1 on the local runtime', () => {
     stack = await withContract(await startStack({ atMs: AT }));
     const outcomes = await stack.service.ingestNow();
     expect(outcomes.map((o) => o.outcome)).toEqual(['stored', 'stored']);
+    expect((await stack.service.forecastNow()).skipped).toBe(false);
   });
   afterAll(() => stack?.stop());
 

@@ -6,7 +6,7 @@
  */
 import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
 import { createHttpFeedSource } from '../../functions/adapters/http-feed/source.ts';
-import type { ForecastStore } from '../../functions/core/forecast-cycle.ts';
+import { type ForecastStore, runForecastCycle } from '../../functions/core/forecast-cycle.ts';
 import { runIngestCycle } from '../../functions/core/ingest.ts';
 import type { Observation, Port } from '../../functions/core/model.ts';
 import { contributionsOfDay, localBucketOf } from '../../functions/core/rollups.ts';
@@ -21,7 +21,7 @@ export type ForecastFault = 'half-record' | 'after-issue' | 'publish';
 
 export interface ForecastWorld {
   world: World;
-  /** Sets the clock to `ms` and runs one ingest cycle (with the forecast step), optionally with a fault. */
+  /** Sets the clock to `ms`, runs one ingest cycle, then the forecast step (optionally with a fault). */
   ingestAt(ms: number, fault?: ForecastFault): Promise<void>;
   /** Every port's track record, by date. */
   records(): Promise<Record<string, SkillDay[]>>;
@@ -67,11 +67,12 @@ export async function startForecastWorld(
     async ingestAt(ms, fault) {
       nowMs = ms;
       world.simulator.setClock(ms);
+      await runIngestCycle({ ...stores, sources, clock, log: () => {} });
       // No time budget: every slot is issued whole, however loaded the machine (the record must match).
-      const base = { ...stores, sources, clock, log: () => {}, forecastBudgetMs: Number.POSITIVE_INFINITY };
-      if (!fault) await runIngestCycle(base);
-      // A crashed cycle may also break the publish that follows the step: the rerun finishes both.
-      else await runIngestCycle(withFault(base, fault, fired)).catch(() => undefined);
+      const step = { ...stores, clock, log: () => {}, budgetMs: Number.POSITIVE_INFINITY };
+      if (!fault) await runForecastCycle(step);
+      // A crashed step may also break its publish: the next run finishes both.
+      else await runForecastCycle(withFault(step, fault, fired)).catch(() => undefined);
     },
     faults: () => fired.count,
     async records() {

@@ -1,6 +1,6 @@
 /**
  * Forecasts through the whole local stack: rollups seeded with three weeks of the simulator's
- * readings, then ingest cycles issue forecasts; the API serves them (CDN and keyed) and the MCP
+ * readings, then ingest cycles and forecast runs issue forecasts; the API serves them (CDN and keyed) and the MCP
  * tools answer a departure window and an arrival time from them, with the skill.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,10 +48,11 @@ beforeAll(async () => {
   // Only the two compared ports in the feeds: the forecast step has two ports to do.
   stack = await startStack({ atMs: AT - 30 * 60_000, ports: PORTS });
   await seedRollups(stack.service.endpoints.dynamodb);
-  // Readings of the last half hour, then the cycle that issues the 09:00 slot.
+  // Readings of the last half hour, each slot's forecast run, then the run that issues the 09:00 slot.
   for (const ms of [AT - 30 * 60_000, AT - 15 * 60_000, AT]) {
     stack.clock.set(ms);
     await stack.service.ingestNow();
+    await stack.service.forecastNow();
   }
 }, 600_000);
 

@@ -1,0 +1,51 @@
+import middy from '@middy/core';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { createTelemetry, type TelemetryOptions } from '../adapters/powertools/telemetry.ts';
+import { createStores } from '../adapters/stores.ts';
+import { ForecastConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
+import { type ForecastOutcome, runForecastCycle } from '../core/forecast-cycle.ts';
+import { type Clock, systemClock } from '../core/stores.ts';
+
+/** Kept free at the end of the function's time to finish the ports started and publish. */
+const FINISH_MARGIN_MS = 20_000;
+
+/**
+ * The forecast function for a given environment (the local runtime passes its own): the slot of
+ * the scheduled time, unless a run already finished it. Its own function, so the every-minute
+ * ingest never carries the forecast's reads and writes.
+ */
+export function createForecastHandler(
+  env: Record<string, string | undefined>,
+  options: { clock?: Clock } & TelemetryOptions = {},
+) {
+  const config = parseConfig(ForecastConfigSchema, env);
+  const clock = options.clock ?? systemClock;
+  const { forecasts, observations, rollups, latest, documents } = createStores(
+    storeSettingsOf(config),
+    clock,
+  );
+  const telemetry = createTelemetry('forecast', options);
+  return middy<ScheduledEvent | Record<string, never>, ForecastOutcome>().handler(async (_event, context) => {
+    const left = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
+    const outcome = await runForecastCycle({
+      forecasts,
+      observations,
+      rollups,
+      latest,
+      documents,
+      clock,
+      log: (line) => telemetry.log(line),
+      budgetMs: Math.max(0, Math.min(config.FORECAST_BUDGET_MS, left - FINISH_MARGIN_MS)),
+    });
+    if (outcome.skipped) telemetry.log(`forecast slot=${outcome.slot}: already done`);
+    return outcome;
+  });
+}
+
+let cached: ReturnType<typeof createForecastHandler> | undefined;
+
+/** The Lambda entry point (EventBridge schedule), configured from `process.env` on the first call. */
+export const handler = (event: ScheduledEvent, context: Context) => {
+  cached ??= createForecastHandler(process.env);
+  return cached(event, context);
+};
