@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPACT_MIN_READINGS } from '../../functions/adapters/dynamo/observations.ts';
 import type { Observation } from '../../functions/core/model.ts';
 import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { RETENTION_HOURS, TABLES } from '../../infra/manifest.ts';
@@ -169,8 +170,14 @@ describe('observation store: compacted hours', () => {
       observedAt: '2026-11-21T06:10:00.500Z',
       note: 'kept',
     } as Observation;
+    // Enough other readings in its hour for the hour to be compacted.
+    const others = Array.from({ length: COMPACT_MIN_READINGS - 1 }, (_, i) => ({
+      ...(readings[0] as Observation),
+      portId: 'odd-times',
+      observedAt: iso(Date.parse('2026-11-21T06:11:00Z') + i * 60_000),
+    }));
     const next = { ...(readings[0] as Observation), portId: 'odd-times', observedAt: '2026-11-21T07:00:00Z' };
-    await embedded.stores.observations.putMany([odd]);
+    await embedded.stores.observations.putMany([odd, ...others]);
     await embedded.stores.observations.putMany([next]);
     const page = await embedded.stores.dynamo.send(
       new QueryCommand({
@@ -180,6 +187,32 @@ describe('observation store: compacted hours', () => {
       }),
     );
     expect(typeof page.Items?.[0]?.c).toBe('string');
-    expect(await embedded.stores.observations.query('odd-times', 0, NOW)).toEqual([odd, next]);
+    expect(page.Items?.[0]?.m).toBeUndefined();
+    expect(await embedded.stores.observations.query('odd-times', 0, NOW)).toEqual([odd, ...others, next]);
+  });
+
+  it('leaves an hour of fewer readings than the compaction threshold as its map, and reads it whole', async () => {
+    const few = Array.from({ length: COMPACT_MIN_READINGS - 1 }, (_, i) => ({
+      ...(readings[0] as Observation),
+      portId: 'few-readings',
+      observedAt: iso(Date.parse('2026-11-21T06:00:00Z') + i * 300_000),
+    }));
+    const next = {
+      ...(readings[0] as Observation),
+      portId: 'few-readings',
+      observedAt: '2026-11-21T07:00:00Z',
+    };
+    await embedded.stores.observations.putMany(few);
+    await embedded.stores.observations.putMany([next]);
+    const page = await embedded.stores.dynamo.send(
+      new QueryCommand({
+        TableName: TABLES.observations.name,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'few-readings' },
+      }),
+    );
+    expect(page.Items?.[0]?.c).toBeUndefined();
+    expect(Object.keys(page.Items?.[0]?.m ?? {})).toHaveLength(COMPACT_MIN_READINGS - 1);
+    expect(await embedded.stores.observations.query('few-readings', 0, NOW)).toEqual([...few, next]);
   });
 });

@@ -10,6 +10,8 @@ import { queryPages } from './paging.ts';
 
 /** How long an hour item this process wrote stands for the stored one (see `written`). */
 const WRITTEN_MS = 60_000;
+/** Readings of an hour (map entries) from which the hour is worth compacting. */
+export const COMPACT_MIN_READINGS = 12;
 /** Entries set by one update: keeps the expression far below DynamoDB's 4 KB expression limit. */
 const ENTRIES_PER_UPDATE = 40;
 
@@ -358,10 +360,16 @@ export function createObservationStore(
    * ingest writer keeps them current, and they are used for a minute at most.
    */
   const written = new Map<string, { at: number; item: Record<string, unknown> }>();
+  /**
+   * The newest hour item of each port this process saw written: an hour after it is new (its first
+   * write creates the item, one request instead of a failed update and then the create).
+   */
+  const newestHour = new Map<string, string>();
   let prunedAt = Date.now();
   const remember = (item: Record<string, unknown> | undefined) => {
     if (!item) return;
     const key = `${item.pk}\n${item.sk}`;
+    if ((newestHour.get(String(item.pk)) ?? '') < String(item.sk)) newestHour.set(String(item.pk), String(item.sk));
     const held = written.get(key);
     // Items only grow; responses of concurrent writes may arrive out of order.
     if (!held || sizeOf(held.item) <= sizeOf(item)) written.set(key, { at: Date.now(), item });
@@ -386,6 +394,8 @@ export function createObservationStore(
   /**
    * Folds an hour's map entries into one JSON attribute `c` once the next hour is being written:
    * a 336-hour read then decodes one string per hour instead of thousands of nested attributes.
+   * Only an hour of {@link COMPACT_MIN_READINGS} readings or more: a smaller map is cheap to read
+   * as it is, and folding it would cost every port a write every hour.
    * From the copy this process last wrote (no read); applied only if no reading was added since
    * (`size(m)` unchanged) and no other compaction ran (`cv`), so nothing is lost; a late reading
    * starts a new small `m`, which reads merge (and the next compaction folds).
@@ -393,7 +403,7 @@ export function createObservationStore(
   async function compact(portId: string, sk: string): Promise<void> {
     const held = written.get(`${portId}\n${sk}`)?.item;
     const pending = Object.keys((held?.m ?? {}) as object).length;
-    if (!held || pending === 0) return;
+    if (!held || pending < COMPACT_MIN_READINGS) return;
     const entries = entriesOf(held);
     const version = Number(held.cv ?? 0);
     try {
@@ -422,7 +432,11 @@ export function createObservationStore(
     }
   }
 
-  /** Sets the entries of one hour item; creates the map on the hour's first write. */
+  /**
+   * Sets the entries of one hour item; creates the map on the hour's first write. Each write is
+   * conditional (the map exists, or it does not), so whichever is tried first, a lost race makes
+   * the other apply on the next turn. An hour after the newest one seen is tried as new first.
+   */
   async function writeHour(portId: string, sk: string, entries: [string, Entry][]): Promise<void> {
     const names: Record<string, string> = { '#m': 'm', '#ttl': 'ttl' };
     const values: Record<string, unknown> = { ':ttl': ttlOf(sk) };
@@ -431,42 +445,36 @@ export function createObservationStore(
       values[`:v${i}`] = entry;
       return `#m.#k${i} = :v${i}`;
     });
+    const update = () =>
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: portId, sk },
+        UpdateExpression: `SET ${sets.join(', ')}, #ttl = :ttl`,
+        ConditionExpression: 'attribute_exists(#m)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      });
+    const create = () =>
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: portId, sk },
+        UpdateExpression: 'SET #m = :m, #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(#m)',
+        ExpressionAttributeNames: { '#m': 'm', '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':m': Object.fromEntries(entries), ':ttl': ttlOf(sk) },
+        ReturnValues: 'ALL_NEW',
+      });
+    const newest = newestHour.get(portId);
+    const attempts = newest !== undefined && newest < sk ? [create, update] : [update, create];
     for (;;) {
-      try {
-        const result = await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: { pk: portId, sk },
-            UpdateExpression: `SET ${sets.join(', ')}, #ttl = :ttl`,
-            ConditionExpression: 'attribute_exists(#m)',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        remember(result.Attributes);
-        return;
-      } catch (error: unknown) {
-        if (!isConditionFailure(error)) throw error;
-      }
-      // The hour's first write: create the map with these entries, unless a concurrent writer
-      // just did (then the entry update above applies on the next turn).
-      try {
-        const result = await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: { pk: portId, sk },
-            UpdateExpression: 'SET #m = :m, #ttl = :ttl',
-            ConditionExpression: 'attribute_not_exists(#m)',
-            ExpressionAttributeNames: { '#m': 'm', '#ttl': 'ttl' },
-            ExpressionAttributeValues: { ':m': Object.fromEntries(entries), ':ttl': ttlOf(sk) },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        remember(result.Attributes);
-        return;
-      } catch (error: unknown) {
-        if (!isConditionFailure(error)) throw error;
+      for (const attempt of attempts) {
+        try {
+          remember((await doc.send(attempt())).Attributes);
+          return;
+        } catch (error: unknown) {
+          if (!isConditionFailure(error)) throw error;
+        }
       }
     }
   }

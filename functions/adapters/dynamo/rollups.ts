@@ -184,6 +184,10 @@ export function createRollupStore(
     parts: ReadonlyMap<string, Part>,
   ): Promise<Record<string, unknown> | undefined> {
     let pending = new Map(parts);
+    // A bucket the port's summary (as read or written here) does not list is likely new: its first
+    // write creates the item (one request instead of a failed update and then the create). Both
+    // writes are conditional, so a wrong guess only costs the other one.
+    const attempts = isListed(portId, sk) === false ? [create, update] : [update, create];
     for (;;) {
       if (pending.size === 0) {
         const current = await doc.send(
@@ -191,50 +195,12 @@ export function createRollupStore(
         );
         return current.Item;
       }
-      const oldest = [...pending.keys()].map((key) => key.slice(key.indexOf('|') + 1)).sort()[0] ?? '';
-      const guardOld = oldest < settledBefore(now());
-      const names: Record<string, string> = { '#p': 'p', '#r': 'r' };
-      const values: Record<string, unknown> = { ':one': 1 };
-      const sets = [...pending].map(([key, part], i) => {
-        names[`#k${i}`] = key;
-        values[`:v${i}`] = part;
-        return `#p.#k${i} = :v${i}`;
-      });
-      if (guardOld) {
-        names['#ft'] = 'ft';
-        values[':oldest'] = oldest;
-      }
-      try {
-        const result = await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: { pk: portId, sk },
-            UpdateExpression: `SET ${sets.join(', ')} ADD #r :one`,
-            ConditionExpression: `attribute_exists(#p)${guardOld ? ' AND (attribute_not_exists(#ft) OR #ft < :oldest)' : ''}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return result.Attributes;
-      } catch (error: unknown) {
-        if (!isConditionFailure(error)) throw error;
-      }
-      try {
-        const result = await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: { pk: portId, sk },
-            UpdateExpression: 'SET #p = :p, #t = :empty, #r = :one',
-            ConditionExpression: 'attribute_not_exists(#p)',
-            ExpressionAttributeNames: { '#p': 'p', '#t': 't', '#r': 'r' },
-            ExpressionAttributeValues: { ':p': Object.fromEntries(pending), ':empty': {}, ':one': 1 },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return result.Attributes;
-      } catch (error: unknown) {
-        if (!isConditionFailure(error)) throw error;
+      for (const attempt of attempts) {
+        try {
+          return (await doc.send(attempt(portId, sk, pending))).Attributes;
+        } catch (error: unknown) {
+          if (!isConditionFailure(error)) throw error;
+        }
       }
       // The item exists: either a concurrent writer created it (the next turn applies), or some of
       // these dates are already settled (never written again: their total holds them).
@@ -246,6 +212,54 @@ export function createRollupStore(
         pending = new Map([...pending].filter(([key]) => key.slice(key.indexOf('|') + 1) > folded));
       }
     }
+  }
+
+  /** Sets parts of an existing bucket item, unless one of their dates is already settled. */
+  function update(portId: string, sk: string, pending: ReadonlyMap<string, Part>) {
+    const oldest = [...pending.keys()].map((key) => key.slice(key.indexOf('|') + 1)).sort()[0] ?? '';
+    const guardOld = oldest < settledBefore(now());
+    const names: Record<string, string> = { '#p': 'p', '#r': 'r' };
+    const values: Record<string, unknown> = { ':one': 1 };
+    const sets = [...pending].map(([key, part], i) => {
+      names[`#k${i}`] = key;
+      values[`:v${i}`] = part;
+      return `#p.#k${i} = :v${i}`;
+    });
+    if (guardOld) {
+      names['#ft'] = 'ft';
+      values[':oldest'] = oldest;
+    }
+    return new UpdateCommand({
+      TableName: table,
+      Key: { pk: portId, sk },
+      UpdateExpression: `SET ${sets.join(', ')} ADD #r :one`,
+      ConditionExpression: `attribute_exists(#p)${guardOld ? ' AND (attribute_not_exists(#ft) OR #ft < :oldest)' : ''}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    });
+  }
+
+  /** Creates a bucket item holding the parts, unless it exists. */
+  function create(portId: string, sk: string, pending: ReadonlyMap<string, Part>) {
+    return new UpdateCommand({
+      TableName: table,
+      Key: { pk: portId, sk },
+      UpdateExpression: 'SET #p = :p, #t = :empty, #r = :one',
+      ConditionExpression: 'attribute_not_exists(#p)',
+      ExpressionAttributeNames: { '#p': 'p', '#t': 't', '#r': 'r' },
+      ExpressionAttributeValues: { ':p': Object.fromEntries(pending), ':empty': {}, ':one': 1 },
+      ReturnValues: 'ALL_NEW',
+    });
+  }
+
+  /** Whether the port's summary lists the bucket; undefined when its summary is not held here. */
+  function isListed(portId: string, bucketSk: string): boolean | undefined {
+    const cached = summaries.get(portId);
+    if (!cached) return undefined;
+    const [dayOfWeek = '0', hour = '00'] = bucketSk.slice(2).split('#');
+    const day = cached.days.get(summarySk(Number(dayOfWeek)));
+    return (day?.s as Record<string, unknown> | undefined)?.[hour] !== undefined;
   }
 
   /** Summary items of each port as last read or written here, with when they were read in full. */
