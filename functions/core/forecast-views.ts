@@ -19,8 +19,8 @@ import {
   SERIES,
   type Series,
 } from './skill.ts';
-import { DOCUMENT_KEYS, portDocumentNames } from './view-paths.ts';
-import { type BuiltDocument, buildDocument, CACHE_CONTROL } from './views.ts';
+import { DOCUMENT_KEYS } from './view-paths.ts';
+import { type BuiltDocument, buildPortDocuments, CACHE_CONTROL } from './views.ts';
 
 /** One forecast point: the expected wait at a target time, with its 80% interval. */
 export type ForecastPoint = BodyOf<typeof ForecastPointSchema>;
@@ -107,9 +107,7 @@ export function buildForecastDocuments(
   body: PortForecastBody,
   generatedAt: string,
 ): BuiltDocument[] {
-  return portDocumentNames(port).map((name) =>
-    buildDocument(DOCUMENT_KEYS.forecast(name), CACHE_CONTROL.forecast, body, generatedAt),
-  );
+  return buildPortDocuments(port, DOCUMENT_KEYS.forecast, CACHE_CONTROL.forecast, body, generatedAt);
 }
 
 /** The `forecast-skill` body (`generatedAt` is added when it is published). */

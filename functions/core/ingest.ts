@@ -433,7 +433,7 @@ export async function publish(deps: IngestDeps, averagesFor: ReadonlySet<string>
   documents.push(...(await eventDocuments(deps, health, nowMs, ports)));
   // Leaves before indexes: every per-port document is out before any document that lists the port.
   const write = (batch: readonly BuiltDocument[]) =>
-    mapLimit(batch, 8, (doc) =>
+    mapLimit(batch, 16, (doc) =>
       deps.documents.put(doc.key, doc.body, {
         contentType: doc.contentType ?? JSON_CONTENT_TYPE,
         cacheControl: doc.cacheControl,

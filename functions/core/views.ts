@@ -51,6 +51,18 @@ function hashOf(value: unknown): string {
 }
 
 /** Builds a document whose body carries `generatedAt` first, and whose hash ignores it. */
+/** One port's document under each of its names (`portDocumentNames`): one body and hash for all. */
+export function buildPortDocuments(
+  port: { id: string; slug: string },
+  keyOf: (name: string) => string,
+  cacheControl: string,
+  payload: unknown,
+  generatedAt?: string,
+): BuiltDocument[] {
+  const built = buildDocument(keyOf(port.id), cacheControl, payload, generatedAt);
+  return portDocumentNames(port).map((name) => ({ ...built, key: keyOf(name) }));
+}
+
 export function buildDocument(
   key: string,
   cacheControl: string,
@@ -232,7 +244,5 @@ export function buildAverageDocuments(
   port: { id: string; slug: string },
   averages: readonly HourlyAverage[],
 ): BuiltDocument[] {
-  return portDocumentNames(port).map((name) =>
-    buildDocument(DOCUMENT_KEYS.averages(name), CACHE_CONTROL.averages, averages),
-  );
+  return buildPortDocuments(port, DOCUMENT_KEYS.averages, CACHE_CONTROL.averages, averages);
 }

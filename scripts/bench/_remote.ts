@@ -13,6 +13,8 @@ export interface StoresProcess {
   endpoints: { dynamodb: string; s3: string };
   /** The local service's URL (mode `service`). */
   url: string | null;
+  /** The stores process's CPU time so far (user + system), in milliseconds. */
+  cpuMs(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -36,6 +38,12 @@ export async function startStoresProcess(
   return {
     endpoints: { dynamodb: ready.dynamodb, s3: ready.s3 },
     url: ready.url,
+    cpuMs() {
+      return new Promise<number>((resolve) => {
+        child.once('message', (message) => resolve(Number((message as { cpuMs: number }).cpuMs)));
+        child.send('cpu');
+      });
+    },
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise<void>((done) => child.once('exit', () => done()));
@@ -66,11 +74,15 @@ async function runChild(mode: string, dataDir: string): Promise<void> {
       await dynamo.close();
     };
   }
-  // Stops when asked, or when the benchmark's process goes away.
+  // Answers CPU questions; stops when asked, or when the benchmark's process goes away.
   const end = () => {
     stop().finally(() => process.exit(0));
   };
-  process.once('message', end);
+  process.on('message', (message) => {
+    if (message !== 'cpu') return end();
+    const used = process.cpuUsage();
+    process.send?.({ cpuMs: (used.user + used.system) / 1000 });
+  });
   process.once('disconnect', end);
   process.send?.(ready);
 }

@@ -1,4 +1,5 @@
 import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mapLimit } from '../../core/concurrency.ts';
 import { chunks } from './client.ts';
 
 /** Attempts of one BatchWrite or BatchGet before its unprocessed part is an error. */
@@ -11,7 +12,9 @@ export async function batchPut(
   table: string,
   items: readonly Record<string, unknown>[],
 ): Promise<void> {
-  for (const chunk of chunks(items, 25)) {
+  // Four requests in flight: the items' keys are distinct (as one BatchWriteItem requires of its
+  // own), so the order of the requests does not matter.
+  await mapLimit(chunks(items, 25), 4, async (chunk) => {
     let requests = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; requests.length > 0; attempt += 1) {
       if (attempt >= ATTEMPTS)
@@ -20,7 +23,7 @@ export async function batchPut(
       const result = await doc.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
       requests = (result.UnprocessedItems?.[table] ?? []) as typeof requests;
     }
-  }
+  });
 }
 
 /**

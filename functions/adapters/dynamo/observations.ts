@@ -369,7 +369,8 @@ export function createObservationStore(
   const remember = (item: Record<string, unknown> | undefined) => {
     if (!item) return;
     const key = `${item.pk}\n${item.sk}`;
-    if ((newestHour.get(String(item.pk)) ?? '') < String(item.sk)) newestHour.set(String(item.pk), String(item.sk));
+    if ((newestHour.get(String(item.pk)) ?? '') < String(item.sk))
+      newestHour.set(String(item.pk), String(item.sk));
     const held = written.get(key);
     // Items only grow; responses of concurrent writes may arrive out of order.
     if (!held || sizeOf(held.item) <= sizeOf(item)) written.set(key, { at: Date.now(), item });

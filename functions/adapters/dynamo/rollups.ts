@@ -314,6 +314,50 @@ export function createRollupStore(
   }
 
   /**
+   * Puts the summaries of several buckets of one day of week in one write, guarded hour by hour as
+   * {@link writeSummary} guards one; if any guard fails, each goes its own way.
+   */
+  async function writeSummaries(
+    portId: string,
+    buckets: readonly { bucketSk: string; summary: BucketSummary }[],
+  ): Promise<void> {
+    const [first] = buckets;
+    if (!first) return;
+    if (buckets.length > 1) {
+      const [dayOfWeek = '0'] = first.bucketSk.slice(2).split('#');
+      const names: Record<string, string> = { '#s': 's', '#r': 'r', '#n': 'n' };
+      const values: Record<string, unknown> = { ':one': 1 };
+      const sets: string[] = [];
+      const guards: string[] = [];
+      buckets.forEach(({ bucketSk, summary }, i) => {
+        names[`#h${i}`] = bucketSk.slice(bucketSk.lastIndexOf('#') + 1);
+        values[`:s${i}`] = summary;
+        values[`:r${i}`] = summary.r;
+        sets.push(`#s.#h${i} = :s${i}`);
+        guards.push(`(attribute_not_exists(#s.#h${i}) OR #s.#h${i}.#r < :r${i})`);
+      });
+      try {
+        const result = await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { pk: portId, sk: summarySk(Number(dayOfWeek)) },
+            UpdateExpression: `SET ${sets.join(', ')} ADD #n :one`,
+            ConditionExpression: ['attribute_exists(#s)', ...guards].join(' AND '),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        remember(portId, result.Attributes);
+        return;
+      } catch (error: unknown) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    for (const { bucketSk, summary } of buckets) await writeSummary(portId, bucketSk, summary);
+  }
+
+  /**
    * Folds the dates older than the settle cutoff into each lane's total: one conditional update
    * that applies only if the dates still exist and the version is the one read; a writer that
    * loses leaves it to the next write of the bucket.
@@ -380,11 +424,25 @@ export function createRollupStore(
         bucket.parts.set(partKey(c), partOf(c));
         buckets.set(id, bucket);
       }
-      await mapLimit([...buckets.values()], 8, async ({ portId, sk, parts }) => {
-        const item = await writeBucket(portId, sk, parts);
-        if (!item) return;
-        await writeSummary(portId, sk, summarize(item));
-        await settle(portId, item);
+      // By port and day of week: the day's buckets, then their summaries in one write.
+      const days = new Map<string, { portId: string; buckets: { sk: string; parts: Map<string, Part> }[] }>();
+      for (const { portId, sk, parts } of buckets.values()) {
+        const id = `${portId}\n${sk.slice(0, sk.lastIndexOf('#'))}`;
+        const day = days.get(id) ?? { portId, buckets: [] };
+        day.buckets.push({ sk, parts });
+        days.set(id, day);
+      }
+      await mapLimit([...days.values()], 8, async ({ portId, buckets: dayBuckets }) => {
+        const written: { sk: string; item: Record<string, unknown> }[] = [];
+        for (const { sk, parts } of dayBuckets) {
+          const item = await writeBucket(portId, sk, parts);
+          if (item) written.push({ sk, item });
+        }
+        await writeSummaries(
+          portId,
+          written.map(({ sk, item }) => ({ bucketSk: sk, summary: summarize(item) })),
+        );
+        for (const { item } of written) await settle(portId, item);
       });
     },
     async averages(portId) {
