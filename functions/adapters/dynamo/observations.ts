@@ -89,10 +89,10 @@ interface Position {
 
 /** A reading's hour item (sort key), sort position (observedAt in ms, entry key) and its decoding. */
 interface Reading {
-  h: string;
-  t: number;
-  k: string;
-  observation: () => Observation;
+  readonly h: string;
+  readonly t: number;
+  readonly k: string;
+  observation(): Observation;
 }
 
 const after = (a: { t: number; k: string }, b: { t: number; k: string }) =>
@@ -147,16 +147,15 @@ export async function loadObservations(
     item.m[entryKey(o)] = encodeEntry(o);
     items.set(`${o.portId}\n${sk}`, item);
   }
-  // Past hours as the ingest leaves them: compacted.
+  // Past hours as the ingest leaves them: compacted from COMPACT_MIN_READINGS readings on.
   await batchPut(
     doc,
     table,
-    [...items.values()].map(({ m, ...item }) => ({
-      ...item,
-      c: packHour(Object.entries(m)),
-      cn: Object.keys(m).length,
-      cv: 1,
-    })),
+    [...items.values()].map(({ m, ...item }) =>
+      Object.keys(m).length < COMPACT_MIN_READINGS
+        ? { ...item, m }
+        : { ...item, c: packHour(Object.entries(m)), cn: Object.keys(m).length, cv: 1 },
+    ),
   );
 }
 
@@ -232,6 +231,57 @@ function entriesOf(item: Record<string, unknown>): [string, Entry][] {
   return [...new Map([...out, ...Object.entries(pending)])];
 }
 
+/** What the readings of one lane in one compacted hour share. */
+interface LaneOfHour {
+  portId: string;
+  hour: string;
+  fetched: string[];
+  direction: Direction;
+  mode: Mode;
+  lane: Lane;
+}
+
+/**
+ * A reading of a compacted hour, decoded into an observation only when a page keeps it. A class
+ * rather than a closure per reading: a 336-hour read makes tens of thousands of them.
+ */
+class PackedReading implements Reading {
+  readonly h: string;
+  readonly t: number;
+  readonly k: string;
+  private readonly of: LaneOfHour;
+  private readonly clock: string;
+  private readonly row: Row;
+
+  constructor(h: string, t: number, k: string, of: LaneOfHour, clock: string, row: Row) {
+    this.h = h;
+    this.t = t;
+    this.k = k;
+    this.of = of;
+    this.clock = clock;
+    this.row = row;
+  }
+
+  observation(): Observation {
+    const [, source, status, delayMinutes, lanesOpen, maxLanes, f, extra] = this.row;
+    const { clock, of } = this;
+    const observation: Observation = {
+      portId: of.portId,
+      direction: of.direction,
+      mode: of.mode,
+      lane: of.lane,
+      status,
+      delayMinutes,
+      lanesOpen,
+      maxLanes,
+      observedAt: clock.includes('T') ? clock : `${of.hour}:${clock}`,
+      source,
+      fetchedAt: of.fetched[f] ?? '',
+    };
+    return extra === undefined ? observation : { ...observation, ...extra };
+  }
+}
+
 /** `MM:SSZ` of each second of an hour, made once. */
 const CLOCKS = Array.from({ length: 3600 }, (_, seconds) => clockOf(seconds));
 
@@ -266,6 +316,7 @@ function readingsOfItem(
     for (const laneKey in lanes) {
       const [direction, mode, lane] = laneKey.split('|') as [Direction, Mode, Lane];
       if (!wanted(direction, mode, lane)) continue;
+      const context: LaneOfHour = { portId, hour, fetched, direction, mode, lane };
       for (const row of lanes[laneKey] ?? []) {
         const at = row[0];
         let t: number;
@@ -278,28 +329,7 @@ function readingsOfItem(
           t = Date.parse(at.includes('T') ? at : `${hour}:${at}`);
         }
         if (!(t >= lower && t <= toMs)) continue;
-        out.push({
-          h,
-          t,
-          k: `${clock}|${laneKey}`,
-          observation: () => {
-            const [, source, status, delayMinutes, lanesOpen, maxLanes, f, extra] = row;
-            const observation: Observation = {
-              portId,
-              direction,
-              mode,
-              lane,
-              status,
-              delayMinutes,
-              lanesOpen,
-              maxLanes,
-              observedAt: clock.includes('T') ? clock : `${hour}:${clock}`,
-              source,
-              fetchedAt: fetched[f] ?? '',
-            };
-            return extra === undefined ? observation : { ...observation, ...extra };
-          },
-        });
+        out.push(new PackedReading(h, t, `${clock}|${laneKey}`, context, clock, row));
       }
     }
   }
