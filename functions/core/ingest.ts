@@ -129,16 +129,24 @@ const laneKey = (r: { portId: string; direction: string; mode: string; lane: str
  * the order of the lists stays the table's.
  */
 export function latestOnce(store: LatestStore): LatestStore {
-  let copy: { readings: Map<string, LatestReading>; ports: Map<string, LatestPortState> } | null = null;
+  type Copy = { readings: Map<string, LatestReading>; ports: Map<string, LatestPortState> };
+  let copy: Copy | null = null;
+  // The read in flight: the sources run side by side and both ask at the start.
+  let reading: Promise<Copy> | null = null;
   const portKey = (p: LatestPortState) => `${p.portId}#${p.source}`;
   return {
     async all() {
-      if (copy === null) {
-        const read = await store.all();
-        copy = {
+      while (copy === null) {
+        reading ??= store.all().then((read) => ({
           readings: new Map(read.readings.map((r) => [laneKey(r), r])),
           ports: new Map(read.ports.map((p) => [portKey(p), p])),
-        };
+        }));
+        const pending = reading;
+        try {
+          copy = await pending;
+        } finally {
+          if (reading === pending) reading = null;
+        }
       }
       return { readings: [...copy.readings.values()], ports: [...copy.ports.values()] };
     },
@@ -159,14 +167,17 @@ export function latestOnce(store: LatestStore): LatestStore {
   };
 }
 
-/** Runs one cycle for every source (each independent), then publishes once. */
+/**
+ * Runs one cycle for every source, side by side (each independent: its own feed, health and lanes;
+ * a port both feed takes the writes of both as concurrent writers would), then publishes once.
+ */
 export async function runIngestCycle(cycleDeps: IngestDeps): Promise<SourceOutcome[]> {
   const deps = { ...cycleDeps, latest: latestOnce(cycleDeps.latest) };
-  const outcomes: SourceOutcome[] = [];
   const pendingAverages = new Set<string>();
-  for (const source of deps.sources) {
-    const outcome = await ingestSource(deps, source, pendingAverages);
-    outcomes.push(outcome);
+  const outcomes = await Promise.all(
+    deps.sources.map((source) => ingestSource(deps, source, pendingAverages)),
+  );
+  for (const outcome of outcomes) {
     deps.log?.(
       `ingest source=${outcome.source} outcome=${outcome.outcome} ports=${outcome.ports} readings=${outcome.readings} ` +
         `rejects=${outcome.rejects} new=${outcome.newObservations} ms=${outcome.durationMs}` +

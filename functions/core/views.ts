@@ -46,11 +46,8 @@ export interface BuiltDocument {
   contentType?: string;
 }
 
-function hashOf(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
-}
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** Builds a document whose body carries `generatedAt` first, and whose hash ignores it. */
 /** One port's document under each of its names (`portDocumentNames`): one body and hash for all. */
 export function buildPortDocuments(
   port: { id: string; slug: string },
@@ -63,17 +60,21 @@ export function buildPortDocuments(
   return portDocumentNames(port).map((name) => ({ ...built, key: keyOf(name) }));
 }
 
+/**
+ * Builds a document whose body carries `generatedAt` first, and whose hash (of the payload's JSON)
+ * ignores it. A body without `generatedAt` is that JSON already, hashed as it is.
+ */
 export function buildDocument(
   key: string,
   cacheControl: string,
   payload: unknown,
   generatedAt?: string,
 ): BuiltDocument {
-  const body =
-    generatedAt !== undefined && payload !== null && typeof payload === 'object' && !Array.isArray(payload)
-      ? JSON.stringify({ generatedAt, ...payload })
-      : JSON.stringify(payload);
-  return { key, body, cacheControl, contentHash: hashOf(payload) };
+  const json = JSON.stringify(payload);
+  const stamped =
+    generatedAt !== undefined && payload !== null && typeof payload === 'object' && !Array.isArray(payload);
+  const body = stamped ? JSON.stringify({ generatedAt, ...payload }) : json;
+  return { key, body, cacheControl, contentHash: sha256(json) };
 }
 
 const LANE_ORDER = ['standard', 'ready', 'sentri', 'nexus', 'fast'];
