@@ -1,5 +1,5 @@
 /**
- * The published forecast views: `v1/port-forecast/{id}.json` per port (also under its slug) and
+ * The published forecast views: `v1/port-forecast/{id}.json` per port (also under the id in lower case) and
  * `v1/forecast-skill.json`, the summary of every lane's track record.
  */
 import type {

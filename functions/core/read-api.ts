@@ -118,8 +118,8 @@ export function createReadApi(deps: ReadApiDeps) {
   }
 
   /**
-   * A port's precomputed document of `view`, read under its slug (a name every port's documents
-   * are published under), or `empty` as the view answers before the document is out.
+   * A port's precomputed document of `view` (the one the CDN serves for the same `port_id`), or
+   * `empty` as the view answers before the document is out.
    */
   async function portView(
     view: 'averages' | 'forecast',
@@ -127,7 +127,7 @@ export function createReadApi(deps: ReadApiDeps) {
     empty: (port: PublishedPort) => unknown,
   ): Promise<ReadResult> {
     const port = await directory.resolve(idOrSlug);
-    const document = await deps.documents.get(VIEW_PATHS[view].document({ port_id: port.slug }));
+    const document = await deps.documents.get(VIEW_PATHS[view].document({ port_id: port.id }));
     if (document) return { kind: 'document', document };
     return {
       kind: 'json',

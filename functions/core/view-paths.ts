@@ -6,6 +6,7 @@
  * CloudFront function (infra/edge/viewer-request.js) spells the same mapping in ES5;
  * test/infra/edge-views.test.ts checks that the two agree, query by query.
  */
+import { PORTS } from './catalogue.ts';
 import type { Border } from './model.ts';
 import type { AveragesQuery, CurrentQuery, ForecastQuery, PortsQuery } from './queries.ts';
 
@@ -15,8 +16,8 @@ const FORECAST_FOLDER = 'v1/port-forecast/';
 export const RSS_PORT_FOLDER = 'rss/ports/';
 
 /**
- * Key prefixes of the per-port documents (the leaves), each port's under its id and under its
- * slug. The publisher writes all of them before any other document, since the indexes (port
+ * Key prefixes of the per-port documents (the leaves): views under the port's id, RSS feeds under
+ * its id and its slug. The publisher writes all of them before any other document, since the indexes (port
  * lists, current views, events, the main RSS feed) list ports whose leaves must already answer. A
  * new per-port document adds its folder here.
  */
@@ -26,20 +27,41 @@ export const PORT_DOCUMENT_PREFIXES: readonly string[] = [AVERAGES_FOLDER, FOREC
 export const DOCUMENT_KEYS = {
   ports: (border: Border | 'all') => `v1/ports/${border}.json`,
   current: (withPorts: boolean) => `v1/port-current/${withPorts ? 'ports' : 'all'}.json`,
-  averages: (idOrSlug: string) => `${AVERAGES_FOLDER}${idOrSlug}.json`,
+  averages: (name: string) => `${AVERAGES_FOLDER}${name}.json`,
   feedHealth: 'v1/feed-health.json',
   events: 'v1/events.json',
-  forecast: (idOrSlug: string) => `${FORECAST_FOLDER}${idOrSlug}.json`,
+  forecast: (name: string) => `${FORECAST_FOLDER}${name}.json`,
   forecastSkill: 'v1/forecast-skill.json',
 } as const;
 
 /**
- * The names a port's per-view documents are published under: its slug and its id, and the id in
- * lower case where CBP spells it otherwise (`L01901`), so that a `port_id` read in lower case (as
- * the views below and the CloudFront function read it) finds every port in any spelling.
+ * The names a port's per-view documents are published under: its id, and the id in lower case
+ * where CBP spells it otherwise (`L01901`). A view's `port_id` (id or slug, any case) is read as
+ * {@link portDocumentName}: no second copy of each document under the slug.
  */
-export function portDocumentNames(port: { id: string; slug: string }): string[] {
-  return [...new Set([port.id, port.id.toLowerCase(), port.slug])];
+export function portDocumentNames(port: { id: string }): string[] {
+  return [...new Set([port.id, port.id.toLowerCase()])];
+}
+
+/**
+ * Each catalogued port's slug and the name its documents are read under (its id in lower case).
+ * The CloudFront function carries the same table (SLUG_IDS in infra/edge/viewer-request.js, written
+ * by `npm run edge:slugs`; test/infra/edge.test.ts keeps the two equal). A port outside the
+ * catalogue has its lower-case id as slug, so it needs no row.
+ */
+export function slugDocumentNames(): Record<string, string> {
+  return Object.fromEntries(
+    PORTS.filter((port) => port.slug !== port.id.toLowerCase()).map((port) => [port.slug, port.id.toLowerCase()]),
+  );
+}
+
+let slugNames: Map<string, string> | undefined;
+
+/** The document name a `port_id` (id or slug, any case) reads: the lower-case id for a slug. */
+export function portDocumentName(portId: string): string {
+  slugNames ??= new Map(Object.entries(slugDocumentNames()));
+  const name = portId.toLowerCase();
+  return slugNames.get(name) ?? name;
 }
 
 /** One read view: its path, and the document that answers a parsed query (null: answered live). */
@@ -65,12 +87,12 @@ export const VIEW_PATHS = {
   observations: { path: '/api/v1/wait-observations', document: null },
   averages: {
     path: '/api/v1/port-hourly-averages',
-    // Under each of portDocumentNames: any spelling of an id or slug, read in lower case.
-    document: (query: AveragesQuery) => DOCUMENT_KEYS.averages(query.port_id.toLowerCase()),
+    // An id or slug in any spelling: the lower-case id (portDocumentName).
+    document: (query: AveragesQuery) => DOCUMENT_KEYS.averages(portDocumentName(query.port_id)),
   },
   forecast: {
     path: '/api/v1/port-forecast',
-    document: (query: ForecastQuery) => DOCUMENT_KEYS.forecast(query.port_id.toLowerCase()),
+    document: (query: ForecastQuery) => DOCUMENT_KEYS.forecast(portDocumentName(query.port_id)),
   },
   forecastSkill: { path: '/api/v1/forecast-skill', document: () => DOCUMENT_KEYS.forecastSkill },
 } as const satisfies Record<string, ViewPath<never>>;

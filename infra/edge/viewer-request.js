@@ -12,6 +12,97 @@ var API_ORIGIN = 'api';
 var BORDERS = { mx: 'mx', ca: 'ca' };
 var PORT_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
 
+// Each catalogued port's slug and the name its documents are published under (its id in lower
+// case); a port outside the catalogue has its lower-case id as slug. Written from
+// functions/core/catalogue.ts by `npm run edge:slugs` (test/infra/edge.test.ts keeps it equal).
+// BEGIN SLUG_IDS
+var SLUG_IDS = {
+  jackman: '010401',
+  houlton: '010601',
+  madawaska: '010901',
+  'calais-ferry-point': '011501',
+  'calais-milltown': '011502',
+  'calais-international-avenue': '011503',
+  'derby-line-i-91': '020901',
+  norton: '021101',
+  'highgate-springs': '021201',
+  ogdensburg: '070101',
+  massena: '070401',
+  'alexandria-bay-thousand-islands-bridge': '070801',
+  'alexandria-bay-ny': '070803',
+  champlain: '071201',
+  'buffalo-niagara-falls-peace-bridge': '090101',
+  'buffalo-niagara-falls-rainbow-bridge': '090102',
+  'buffalo-niagara-falls-whirlpool-bridge': '090103',
+  'buffalo-niagara-falls-lewiston-bridge': '090104',
+  'blaine-pacific-highway': '300401',
+  'blaine-peace-arch': '300402',
+  'blaine-point-roberts': '300403',
+  sumas: '300901',
+  lynden: '302301',
+  sweetgrass: '331001',
+  pembina: '340101',
+  'north-portal': 'cbsa-north-portal',
+  'international-falls': '360401',
+  'detroit-ambassador-bridge': '380001',
+  'detroit-windsor-tunnel': '380002',
+  'detroit-gordie-howe-international-bridge': '380102',
+  'port-huron-bluewater-bridge': '380201',
+  'sault-ste-marie-international-bridge-ssm': '380301',
+  'madawaska-l01901': 'l01901',
+  'paso-del-norte': '202401',
+  gateway: '230103',
+  'del-rio': '230201',
+  'eagle-pass-bridge-i': '230301',
+  'eagle-pass-bridge-ii': '230302',
+  'laredo-bridge-i': '230401',
+  'laredo-bridge-ii': '230402',
+  'laredo-colombia-solidarity': '230403',
+  'laredo-world-trade-bridge': '230404',
+  'hidalgo-pharr-hidalgo': '230501',
+  'hidalgo-pharr-pharr': '230502',
+  'hidalgo-pharr-anzalduas-international-bridge': '230503',
+  'rio-grande-city': '230701',
+  'progreso-international-bridge': '230901',
+  'progreso-donna-international-bridge': '230902',
+  roma: '231001',
+  'roma-texas': '231002',
+  'el-paso-bridge-of-the-americas-bota': '240201',
+  'el-paso-paso-del-norte-pdn': '240202',
+  'el-paso-ysleta': '240203',
+  'el-paso-stanton-dcl': '240204',
+  presidio: '240301',
+  'fabens-tornillo': '240401',
+  'ft-hancock': '240403',
+  columbus: '240601',
+  'santa-teresa-port-of-entry': '240801',
+  andrade: '250201',
+  'calexico-east': '250301',
+  'calexico-west': '250302',
+  'san-ysidro': '250401',
+  'san-ysidro-pedwest': '250407',
+  'san-ysidro-cross-border-express': '250409',
+  tecate: '250501',
+  'otay-mesa-passenger': '250601',
+  'otay-mesa-commercial': '250602',
+  'otay-mesa-pedestrian-cross-border-xpress': '250603',
+  'douglas-raul-hector-castro': '260101',
+  lukeville: '260201',
+  naco: '260301',
+  'naco-260305': '260305',
+  'nogales-deconcini': '260401',
+  'nogales-mariposa': '260402',
+  'nogales-morley-gate': '260403',
+  'san-luis-i': '260801',
+  'san-luis-ii': '260802',
+  'brownsville-b-and-m': '535501',
+  'brownsville-veterans-international': '535502',
+  'brownsville-los-indios': '535503',
+  'brownsville-gateway': '535504',
+  'fort-hancock': 'l24501',
+};
+// END SLUG_IDS
+
 function problem(status, title, detail, instance, type) {
   return {
     statusCode: status,
@@ -61,8 +152,8 @@ function sitePage(request) {
   return request;
 }
 
-// A per-port view: the document of the port `port_id` names, in `folder`. Ids and slugs are
-// published in lower case; the keyed API matches any case, and so does this.
+// A per-port view: the document of the port `port_id` names, in `folder`, under the port's id in
+// lower case (a slug is looked up). The keyed API matches any case, and so does this.
 function portView(request, uri, folder) {
   var portId = param(request, 'port_id');
   if (portId === undefined || portId === '') {
@@ -71,7 +162,11 @@ function portView(request, uri, folder) {
   if (!PORT_ID.test(portId)) {
     return badParameter('port_id must be a port id or slug (letters, digits, hyphens)', uri);
   }
-  return toStatic(request, folder + portId.toLowerCase() + '.json');
+  var name = portId.toLowerCase();
+  // Own properties only, as for BORDERS below.
+  // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn may not exist in cloudfront-js-2.0
+  if (Object.prototype.hasOwnProperty.call(SLUG_IDS, name)) name = SLUG_IDS[name];
+  return toStatic(request, folder + name + '.json');
 }
 
 function handler(event) {

@@ -21,7 +21,7 @@ import { FUNCTIONS } from '../../infra/manifest.ts';
 import { startStoresProcess } from './_remote.ts';
 import { median } from './_stats.ts';
 
-const CYCLES = 7;
+const CYCLES = 11;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const CONCURRENCY = 8;
 

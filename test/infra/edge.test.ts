@@ -3,9 +3,12 @@
  * file's text, and the file, run in node:vm by infra/edge/load.ts, maps requests as the API needs.
  */
 import { readFileSync } from 'node:fs';
+import vm from 'node:vm';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PORTS } from '../../functions/core/catalogue.ts';
+import { slugDocumentNames } from '../../functions/core/view-paths.ts';
 import {
   type EdgeOutcome,
   loadViewerRequest,
@@ -40,8 +43,11 @@ describe('viewer-request outcomes', () => {
     ['/api/v1/ports?border=mx', '/v1/ports/mx.json'],
     ['/api/v1/port-current?include=ports', '/v1/port-current/ports.json'],
     ['/api/v1/port-hourly-averages?port_id=250401', '/v1/port-hourly-averages/250401.json'],
-    ['/api/v1/port-forecast?port_id=san-ysidro', '/v1/port-forecast/san-ysidro.json'],
-    ['/api/v1/port-hourly-averages?port_id=San-Ysidro', '/v1/port-hourly-averages/san-ysidro.json'],
+    ['/api/v1/port-forecast?port_id=san-ysidro', '/v1/port-forecast/250401.json'],
+    ['/api/v1/port-hourly-averages?port_id=San-Ysidro', '/v1/port-hourly-averages/250401.json'],
+    ['/api/v1/port-hourly-averages?port_id=madawaska-l01901', '/v1/port-hourly-averages/l01901.json'],
+    // A port outside the catalogue: its slug is its lower-case id.
+    ['/api/v1/port-forecast?port_id=999901', '/v1/port-forecast/999901.json'],
     ['/api/v1/port-forecast?port_id=L24501', '/v1/port-forecast/l24501.json'],
     ['/api/v1/port-hourly-averages?port_id=L01901', '/v1/port-hourly-averages/l01901.json'],
     ['/api/v1/forecast-skill', '/v1/forecast-skill.json'],
@@ -52,6 +58,24 @@ describe('viewer-request outcomes', () => {
     expect(out.request.uri).toBe(uri);
     expect(out.request.querystring).toEqual({});
     expect(out.originId).toBeNull();
+  });
+
+  it.each(PORTS.map((port) => [port.slug, port.id] as const))(
+    'the catalogued slug %s reads the documents of port %s, in any case',
+    (slug, id) => {
+      for (const path of ['port-hourly-averages', 'port-forecast']) {
+        for (const name of [slug, slug.toUpperCase(), id, id.toUpperCase()]) {
+          const out = edge(`/api/v1/${path}?port_id=${name}`);
+          expect(out.kind === 'request' && out.request.uri).toBe(`/v1/${path}/${id.toLowerCase()}.json`);
+        }
+      }
+    },
+  );
+
+  it("the slug table in the file is the catalogue's (else run npm run edge:slugs)", () => {
+    const block = /\/\/ BEGIN SLUG_IDS\n([\s\S]*?)\/\/ END SLUG_IDS/.exec(source)?.[1] ?? '';
+    const table = vm.runInNewContext(`${block}; SLUG_IDS`) as Record<string, string>;
+    expect({ ...table }).toEqual(slugDocumentNames());
   });
 
   it.each([

@@ -5,7 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { PORTS } from '../../../functions/core/catalogue.ts';
 import { RSS_KEYS } from '../../../functions/core/rss.ts';
-import { DOCUMENT_KEYS } from '../../../functions/core/view-paths.ts';
+import {
+  DOCUMENT_KEYS,
+  portDocumentName,
+  portDocumentNames,
+  VIEW_PATHS,
+} from '../../../functions/core/view-paths.ts';
 import { isPortDocument } from '../../../functions/core/views.ts';
 
 const names = PORTS.flatMap((port) => [port.id, port.slug]);
@@ -17,6 +22,31 @@ describe('per-port documents', () => {
     ['RSS', RSS_KEYS.port],
   ])('every port’s %s document, by id and by slug, is a leaf', (_name, key) => {
     for (const name of names) expect(isPortDocument(key(name)), key(name)).toBe(true);
+  });
+
+  it.each(PORTS.map((port) => [port.id, port] as const))(
+    'port %s: every spelling of its id or slug reads a name its documents are published under',
+    (_id, port) => {
+      const published = portDocumentNames(port);
+      for (const name of [
+        port.id,
+        port.id.toLowerCase(),
+        port.id.toUpperCase(),
+        port.slug,
+        port.slug.toUpperCase(),
+      ]) {
+        expect(published).toContain(portDocumentName(name));
+        expect(VIEW_PATHS.averages.document({ port_id: name })).toBe(
+          DOCUMENT_KEYS.averages(port.id.toLowerCase()),
+        );
+      }
+      // One copy per spelling of the id, none under the slug.
+      expect(published).not.toContain(port.slug);
+    },
+  );
+
+  it('a name outside the catalogue reads itself in lower case', () => {
+    expect(portDocumentName('Z99901')).toBe('z99901');
   });
 
   it('no index is a leaf', () => {
