@@ -17,7 +17,10 @@ if (!block.test(source)) {
 const table = slugDocumentNames();
 writeFileSync(
   VIEWER_REQUEST_FILE,
-  source.replace(block, (_all, begin: string, end: string) => `${begin}var SLUG_IDS = ${JSON.stringify(table)};\n${end}`),
+  source.replace(
+    block,
+    (_all, begin: string, end: string) => `${begin}var SLUG_IDS = ${JSON.stringify(table)};\n${end}`,
+  ),
 );
 const format = spawnSync('npx', ['biome', 'format', '--write', VIEWER_REQUEST_FILE], { stdio: 'inherit' });
 if (format.status !== 0) process.exit(format.status ?? 1);

@@ -51,7 +51,10 @@ export function portDocumentNames(port: { id: string }): string[] {
  */
 export function slugDocumentNames(): Record<string, string> {
   return Object.fromEntries(
-    PORTS.filter((port) => port.slug !== port.id.toLowerCase()).map((port) => [port.slug, port.id.toLowerCase()]),
+    PORTS.filter((port) => port.slug !== port.id.toLowerCase()).map((port) => [
+      port.slug,
+      port.id.toLowerCase(),
+    ]),
   );
 }
 
