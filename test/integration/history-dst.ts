@@ -100,7 +100,7 @@ export function describeDstWindow(window: DstWindow): void {
       const expected = referenceAverages(port, observationsSeen(port, polls));
       expect(expected.length).toBeGreaterThan(0);
       expect(await world.publishedAverages(portId)).toEqual(expected);
-      // Under its slug too.
+      // Read by its slug too, as the CDN reads it.
       expect(await world.publishedAverages(port.slug)).toEqual(expected);
     });
 

@@ -12,7 +12,7 @@ import { getPort } from '../../functions/core/catalogue.ts';
 import { type IngestDeps, runIngestCycle, type SourceOutcome } from '../../functions/core/ingest.ts';
 import type { HourlyAverage, Observation, Port } from '../../functions/core/model.ts';
 import type { DocumentStore } from '../../functions/core/stores.ts';
-import { DOCUMENT_KEYS } from '../../functions/core/view-paths.ts';
+import { VIEW_PATHS } from '../../functions/core/view-paths.ts';
 import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { observationsSeen, type SimulatedObservation } from '../../infra/local/simulator/model.ts';
 import { type Simulator, startSimulator } from '../../infra/local/simulator/server.ts';
@@ -26,7 +26,7 @@ export interface World {
   ports: readonly Port[];
   /** Sets the clock (service and simulator) to `ms` and runs one cycle, optionally with a fault. */
   ingestAt(ms: number, fault?: CycleFault): Promise<SourceOutcome[]>;
-  /** The published `port-hourly-averages` document of a port. */
+  /** The published `port-hourly-averages` document a `port_id` (id or slug) reads. */
   publishedAverages(portId: string): Promise<HourlyAverage[]>;
   /** Every stored observation of a port, oldest first. */
   storedObservations(portId: string): Promise<Observation[]>;
@@ -63,7 +63,8 @@ export async function startWorld(portIds: readonly string[]): Promise<World> {
       return runIngestCycle(fault ? withFault(base, fault) : base);
     },
     async publishedAverages(portId) {
-      const document = await stores.documents.get(DOCUMENT_KEYS.averages(portId));
+      // The document the CDN serves for this port_id (an id or a slug).
+      const document = await stores.documents.get(VIEW_PATHS.averages.document({ port_id: portId }));
       if (!document) throw new Error(`no averages document for ${portId}`);
       return JSON.parse(document.body) as HourlyAverage[];
     },
