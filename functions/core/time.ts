@@ -74,19 +74,48 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+/**
+ * The offset (ms) of each zone in force at each UTC minute asked about. Zones change offset on a
+ * whole UTC minute (every change since 1970: 2 am local, or 00:01 in Newfoundland until 2011), so
+ * one reading of the zone's calendar per minute gives every instant in it. A map per zone, emptied
+ * past 50,000 minutes (about a month of them), keeps a long-running process small.
+ */
+const offsets = new Map<string, Map<number, number>>();
+
+function offsetMsAt(epochMs: number, timeZone: string): number {
+  const minute = Math.floor(epochMs / 60_000);
+  let byMinute = offsets.get(timeZone);
+  if (!byMinute) {
+    byMinute = new Map();
+    offsets.set(timeZone, byMinute);
+  }
+  let offset = byMinute.get(minute);
+  if (offset === undefined) {
+    const start = minute * 60_000;
+    const parts: Record<string, number> = {};
+    for (const part of formatterFor(timeZone).formatToParts(new Date(start))) {
+      if (part.type !== 'literal') parts[part.type] = Number(part.value);
+    }
+    const wall = new Date(0);
+    wall.setUTCFullYear(parts.year ?? 1970, (parts.month ?? 1) - 1, parts.day ?? 1);
+    wall.setUTCHours(parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, 0);
+    offset = wall.getTime() - start;
+    if (byMinute.size >= 50_000) byMinute.clear();
+    byMinute.set(minute, offset);
+  }
+  return offset;
+}
+
 /** The wall-clock time in `timeZone` at the instant `epochMs`. */
 export function utcToZoned(epochMs: number, timeZone: string): Required<LocalDateTime> {
-  const parts: Record<string, number> = {};
-  for (const part of formatterFor(timeZone).formatToParts(new Date(epochMs))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
+  const wall = new Date(epochMs + offsetMsAt(epochMs, timeZone));
   return {
-    year: parts.year ?? 0,
-    month: parts.month ?? 0,
-    day: parts.day ?? 0,
-    hour: parts.hour ?? 0,
-    minute: parts.minute ?? 0,
-    second: parts.second ?? 0,
+    year: wall.getUTCFullYear(),
+    month: wall.getUTCMonth() + 1,
+    day: wall.getUTCDate(),
+    hour: wall.getUTCHours(),
+    minute: wall.getUTCMinutes(),
+    second: wall.getUTCSeconds(),
   };
 }
 

@@ -44,6 +44,65 @@ describe('wallTimeInstants and zonedToUtcNotAfter (the autumn overlap)', () => {
   });
 });
 
+describe('utcToZoned', () => {
+  /** The wall clock as Intl reads it for the instant itself (no cached offset). */
+  const intlWall = (epochMs: number, timeZone: string) => {
+    const parts: Record<string, number> = {};
+    const format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    for (const part of format.formatToParts(new Date(epochMs))) {
+      if (part.type !== 'literal') parts[part.type] = Number(part.value);
+    }
+    return parts;
+  };
+  const zones = [
+    'America/New_York',
+    'America/Chicago',
+    'America/Denver',
+    'America/Phoenix',
+    'America/Los_Angeles',
+    'America/Regina',
+    'America/St_Johns',
+    'America/Tijuana',
+    'America/Matamoros',
+  ];
+
+  it('reads every instant as Intl does, across offset changes, at any second', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.integer({ min: Date.UTC(1975, 0, 1), max: Date.UTC(2035, 0, 1) }),
+        (timeZone, epochMs) => {
+          expect(utcToZoned(epochMs, timeZone)).toEqual(intlWall(epochMs, timeZone));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it.each<[string, string]>([
+    ['America/New_York', '2026-03-08T07:00:00Z'],
+    ['America/New_York', '2026-11-01T06:00:00Z'],
+    ['America/Los_Angeles', '2026-11-01T09:00:00Z'],
+    // Newfoundland changed at 00:01 local until 2011: 03:31 UTC.
+    ['America/St_Johns', '2010-03-14T03:31:00Z'],
+    ['America/St_Johns', '2010-11-07T02:31:00Z'],
+  ])('%s: each second around the change at %s', (timeZone, iso) => {
+    const change = Date.parse(iso);
+    for (let t = change - 120_000; t <= change + 120_000; t += 1_000) {
+      expect(utcToZoned(t, timeZone), new Date(t).toISOString()).toEqual(intlWall(t, timeZone));
+    }
+  });
+});
+
 describe('zonedToUtc', () => {
   it.each([
     // New York, spring forward on 2023-03-12 at 02:00 EST -> 03:00 EDT.
