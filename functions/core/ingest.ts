@@ -168,15 +168,18 @@ export function latestOnce(store: LatestStore): LatestStore {
 }
 
 /**
- * Runs one cycle for every source, side by side (each independent: its own feed, health and lanes;
- * a port both feed takes the writes of both as concurrent writers would), then publishes once.
+ * Runs one cycle for every source: each fetches and parses its document side by side with the
+ * other, then the new documents are stored together (one write per hour item and per rollup
+ * bucket, whichever sources fed it), then each source records its health; then publishes once.
  */
 export async function runIngestCycle(cycleDeps: IngestDeps): Promise<SourceOutcome[]> {
   const deps = { ...cycleDeps, latest: latestOnce(cycleDeps.latest) };
   const pendingAverages = new Set<string>();
-  const outcomes = await Promise.all(
-    deps.sources.map((source) => ingestSource(deps, source, pendingAverages)),
+  const prepared = await Promise.all(
+    deps.sources.map((source) => prepareSource(deps, source, pendingAverages)),
   );
+  await storeDocuments(deps, prepared, pendingAverages);
+  const outcomes = await Promise.all(prepared.map((run) => finishSource(deps, run)));
   for (const outcome of outcomes) {
     deps.log?.(
       `ingest source=${outcome.source} outcome=${outcome.outcome} ports=${outcome.ports} readings=${outcome.readings} ` +
@@ -188,30 +191,54 @@ export async function runIngestCycle(cycleDeps: IngestDeps): Promise<SourceOutco
   return outcomes;
 }
 
-async function ingestSource(
+/** One source's part of a cycle: its health as read and as it will be written, and its new document. */
+interface SourceRun {
+  source: FeedSource;
+  started: number;
+  previous: FeedHealth;
+  health: FeedHealth;
+  outcome: SourceOutcome;
+  /** A new document that passed the checks, to store. */
+  document: {
+    parsed: ParsedFeed;
+    fetchedAt: number;
+    etag: string | null;
+    lastModified: string | null;
+  } | null;
+}
+
+/** Fetches, parses and checks one source's document (no writes). */
+async function prepareSource(
   deps: IngestDeps,
   source: FeedSource,
   pendingAverages: Set<string>,
-): Promise<SourceOutcome> {
+): Promise<SourceRun> {
   const started = deps.clock.now();
   const previous = (await deps.health.get(source.source)) ?? emptyHealth(source);
   const health: FeedHealth = { ...emptyHealth(source), ...previous, url: source.url };
   health.lastAttemptAt = new Date(started).toISOString();
   for (const portId of health.pendingPublish) pendingAverages.add(portId);
-  const outcome: SourceOutcome = {
-    source: source.source,
-    outcome: 'failed',
-    ports: 0,
-    readings: 0,
-    rejects: 0,
-    newObservations: 0,
-    durationMs: 0,
-    error: null,
+  const run: SourceRun = {
+    source,
+    started,
+    previous,
+    health,
+    outcome: {
+      source: source.source,
+      outcome: 'failed',
+      ports: 0,
+      readings: 0,
+      rejects: 0,
+      newObservations: 0,
+      durationMs: 0,
+      error: null,
+    },
+    document: null,
   };
   try {
     const fetched = await source.fetch({ etag: health.etag, lastModified: health.lastModified });
     if (fetched.kind === 'unchanged') {
-      outcome.outcome = 'unchanged';
+      run.outcome.outcome = 'unchanged';
       health.lastSuccessAt = health.lastAttemptAt;
       health.lastError = null;
       health.consecutiveFailures = 0;
@@ -219,51 +246,87 @@ async function ingestSource(
       const fetchedAt = deps.clock.now();
       const format = detectFormat(fetched.body, fetched.contentType ?? undefined);
       const parsed = parseFeed(fetched.body, format, { fetchedAt });
-      outcome.ports = parsed.ports.length;
-      outcome.readings = parsed.readings.length;
-      outcome.rejects = parsed.rejects.length;
+      run.outcome.ports = parsed.ports.length;
+      run.outcome.readings = parsed.readings.length;
+      run.outcome.rejects = parsed.rejects.length;
       refuseIfCollapsed(parsed, health);
-      const touched = await store(deps, parsed, fetchedAt, health);
-      outcome.newObservations = touched.newObservations;
-      if (touched.older) {
-        deps.log?.(
-          `ingest source=${source.source}: document of ${parsed.generatedAt} is older than the last one ` +
-            `(${health.lastGeneratedAt}); observations kept, latest left as it was`,
-        );
-      }
-      for (const portId of touched.ports) pendingAverages.add(portId);
-      Object.assign(health, {
-        format: parsed.format,
-        lastSuccessAt: health.lastAttemptAt,
-        lastChangeAt: new Date(fetchedAt).toISOString(),
-        lastError: null,
-        consecutiveFailures: 0,
-        lastPortCount: parsed.ports.length,
-        lastReadingCount: parsed.readings.length,
-        lastRejectCount: parsed.rejects.length,
-        lastNewObservations: touched.newObservations,
-        // Never backwards: an older document leaves the newest generation time in place.
-        lastGeneratedAt: touched.older ? health.lastGeneratedAt : parsed.generatedAt,
-        etag: fetched.etag,
-        lastModified: fetched.lastModified,
-        rejectSample: parsed.rejects
-          .slice(0, 10)
-          .map((r) => ({ portId: r.portId, code: r.code, reason: r.reason })),
-      } satisfies Partial<FeedHealth>);
-      outcome.outcome = 'stored';
+      run.document = { parsed, fetchedAt, etag: fetched.etag, lastModified: fetched.lastModified };
     }
   } catch (error: unknown) {
-    outcome.outcome = error instanceof FeedRefusedError ? 'refused' : 'failed';
-    outcome.error = messageOf(error);
-    health.lastError = {
-      at: health.lastAttemptAt ?? new Date(started).toISOString(),
-      message: outcome.error,
-    };
-    health.consecutiveFailures += 1;
+    failed(run, error);
   }
-  outcome.durationMs = Math.round(deps.clock.now() - started);
+  return run;
+}
+
+function failed(run: SourceRun, error: unknown): void {
+  run.document = null;
+  run.outcome.outcome = error instanceof FeedRefusedError ? 'refused' : 'failed';
+  run.outcome.error = messageOf(error);
+  run.health.lastError = {
+    at: run.health.lastAttemptAt ?? new Date(run.started).toISOString(),
+    message: run.outcome.error,
+  };
+  run.health.consecutiveFailures += 1;
+}
+
+/** Stores the new documents of the cycle together; a failure fails every source it carried. */
+async function storeDocuments(
+  deps: IngestDeps,
+  runs: readonly SourceRun[],
+  pendingAverages: Set<string>,
+): Promise<void> {
+  const storing = runs.filter((run) => run.document !== null);
+  if (storing.length === 0) return;
+  let results: StoreResult[];
+  try {
+    results = await store(
+      deps,
+      storing.map((run) => ({ ...(run.document as NonNullable<SourceRun['document']>), health: run.health })),
+    );
+  } catch (error: unknown) {
+    for (const run of storing) failed(run, error);
+    return;
+  }
+  storing.forEach((run, i) => {
+    const { parsed, fetchedAt, etag, lastModified } = run.document as NonNullable<SourceRun['document']>;
+    const stored = results[i] as StoreResult;
+    const { health, outcome } = run;
+    outcome.newObservations = stored.newObservations;
+    if (stored.older) {
+      deps.log?.(
+        `ingest source=${run.source.source}: document of ${parsed.generatedAt} is older than the last one ` +
+          `(${health.lastGeneratedAt}); observations kept, latest left as it was`,
+      );
+    }
+    for (const portId of stored.ports) pendingAverages.add(portId);
+    Object.assign(health, {
+      format: parsed.format,
+      lastSuccessAt: health.lastAttemptAt,
+      lastChangeAt: new Date(fetchedAt).toISOString(),
+      lastError: null,
+      consecutiveFailures: 0,
+      lastPortCount: parsed.ports.length,
+      lastReadingCount: parsed.readings.length,
+      lastRejectCount: parsed.rejects.length,
+      lastNewObservations: stored.newObservations,
+      // Never backwards: an older document leaves the newest generation time in place.
+      lastGeneratedAt: stored.older ? health.lastGeneratedAt : parsed.generatedAt,
+      etag,
+      lastModified,
+      rejectSample: parsed.rejects
+        .slice(0, 10)
+        .map((r) => ({ portId: r.portId, code: r.code, reason: r.reason })),
+    } satisfies Partial<FeedHealth>);
+    outcome.outcome = 'stored';
+  });
+}
+
+/** Records one source's health (and the event its change of state raises). */
+async function finishSource(deps: IngestDeps, run: SourceRun): Promise<SourceOutcome> {
+  const { health, outcome } = run;
+  outcome.durationMs = Math.round(deps.clock.now() - run.started);
   health.lastDurationMs = outcome.durationMs;
-  const event = feedEvent(previous, health);
+  const event = feedEvent(run.previous, health);
   if (event) health.pendingEvents = mergeEvents(health.pendingEvents, [event]);
   health.version = await deps.health.put(health);
   return outcome;
@@ -279,93 +342,113 @@ function refuseIfCollapsed(parsed: ParsedFeed, health: FeedHealth): void {
   }
 }
 
+interface StoreResult {
+  newObservations: number;
+  ports: Set<string>;
+  older: boolean;
+}
+
+/**
+ * Stores new documents (one per source): their new observations in one write per hour item, the
+ * rollups of every port-local hour they touched in one write per bucket, then per source the work
+ * its publish owes (in its health) and its latest readings.
+ */
 async function store(
   deps: IngestDeps,
-  parsed: ParsedFeed,
-  fetchedAtMs: number,
-  health: FeedHealth,
-): Promise<{ newObservations: number; ports: Set<string>; older: boolean }> {
-  const fetchedAt = new Date(fetchedAtMs).toISOString();
+  documents: readonly { parsed: ParsedFeed; fetchedAt: number; health: FeedHealth }[],
+): Promise<StoreResult[]> {
   const { readings: known, ports: knownPorts } = await deps.latest.all();
   const knownByLane = new Map(known.map((r) => [laneKey(r), r]));
-  const { older, forward, portsForward } = ordering(parsed, health, knownByLane);
   const priorZones = new Map(knownPorts.map((p) => [`${p.source}#${p.portId}`, p.timeZone]));
-  const zones = new Map<string, string | null>();
-  for (const port of parsed.ports) {
-    const prior = priorZones.get(`${port.source}#${port.portId}`);
-    zones.set(port.portId, getPort(port.portId)?.timeZone ?? prior ?? null);
-  }
-
-  // 1. New observations: readings with their own time not yet in latest.
-  const fresh: Observation[] = [];
-  for (const reading of parsed.readings) {
-    if (reading.observedAt === null) continue;
-    const before = knownByLane.get(laneKey(reading));
-    if (before?.observedAt === reading.observedAt) continue;
-    fresh.push({ ...reading, observedAt: reading.observedAt, fetchedAt });
-  }
-  await deps.observations.putMany(fresh);
-
-  // 2. Rollups of the touched port-local date-hours, each recomputed from all its observations
-  //    (one or two hours of them).
   const touched = new Map<
     string,
     { portId: string; localDate: string; hour: number; zone: string; buckets: Set<string> }
   >();
-  const oldest = fetchedAtMs - ROLLUP_MAX_AGE_DAYS * 86_400_000;
-  for (const observation of fresh) {
-    const at = Date.parse(observation.observedAt);
-    if (at < oldest || observation.delayMinutes === null) continue;
-    const zone = zoneOf(observation.portId, zones.get(observation.portId) ?? null);
-    const bucket = localBucketOf(at, zone);
-    const key = `${observation.portId}#${bucket.localDate}#${bucket.hour}`;
-    const entry = touched.get(key) ?? {
-      portId: observation.portId,
-      localDate: bucket.localDate,
-      hour: bucket.hour,
-      zone,
-      buckets: new Set(),
-    };
-    entry.buckets.add(bucketKey(observation, bucket.hour));
-    touched.set(key, entry);
-  }
+  const plans = documents.map(({ parsed, fetchedAt: fetchedAtMs, health }) => {
+    const fetchedAt = new Date(fetchedAtMs).toISOString();
+    const { older, forward, portsForward } = ordering(parsed, health, knownByLane);
+    const zones = new Map<string, string | null>();
+    for (const port of parsed.ports) {
+      const prior = priorZones.get(`${port.source}#${port.portId}`);
+      zones.set(port.portId, getPort(port.portId)?.timeZone ?? prior ?? null);
+    }
+    // New observations: readings with their own time not yet in latest.
+    const fresh: Observation[] = [];
+    for (const reading of parsed.readings) {
+      if (reading.observedAt === null) continue;
+      const before = knownByLane.get(laneKey(reading));
+      if (before?.observedAt === reading.observedAt) continue;
+      fresh.push({ ...reading, observedAt: reading.observedAt, fetchedAt });
+    }
+    // The port-local date-hours they touch, each to be recomputed from all its observations.
+    const ports = new Set<string>();
+    const oldest = fetchedAtMs - ROLLUP_MAX_AGE_DAYS * 86_400_000;
+    for (const observation of fresh) {
+      const at = Date.parse(observation.observedAt);
+      if (at < oldest || observation.delayMinutes === null) continue;
+      const zone = zoneOf(observation.portId, zones.get(observation.portId) ?? null);
+      const bucket = localBucketOf(at, zone);
+      const key = `${observation.portId}#${bucket.localDate}#${bucket.hour}`;
+      const entry = touched.get(key) ?? {
+        portId: observation.portId,
+        localDate: bucket.localDate,
+        hour: bucket.hour,
+        zone,
+        buckets: new Set(),
+      };
+      entry.buckets.add(bucketKey(observation, bucket.hour));
+      touched.set(key, entry);
+      ports.add(observation.portId);
+    }
+    return { parsed, health, fetchedAt, older, forward, portsForward, zones, fresh, ports };
+  });
+
+  // 1. The new observations of every document.
+  await deps.observations.putMany(plans.flatMap((plan) => plan.fresh));
+
+  // 2. Rollups of the touched port-local date-hours, each recomputed from all its observations
+  //    (one or two hours of them).
   const contributions = await mapLimit([...touched.values()], 8, async (hour) => {
     const range = localHourRange(hour.localDate, hour.hour, hour.zone);
     const hourObservations = await deps.observations.query(hour.portId, range.startMs, range.endMs - 1);
     return contributionsOfDay(hour.portId, hour.localDate, hour.zone, hourObservations, hour.buckets);
   });
   await deps.rollups.putContributions(contributions.flat());
-  const touchedPorts = new Set([...touched.values()].map((day) => day.portId));
 
-  // 3. Remember what must be published before latest moves on (a crash after this point
-  //    would otherwise leave the averages documents and the events behind).
-  health.pendingPublish = [...new Set([...health.pendingPublish, ...touchedPorts])];
-  const documentTime = parsed.generatedAt === null ? fetchedAt : new Date(parsed.generatedAt).toISOString();
-  health.pendingEvents = mergeEvents(
-    health.pendingEvents,
-    portEvents(
-      knownPorts.filter((state) => state.source === parsed.source),
-      parsed.ports.filter((port) => portsForward.has(port.portId)),
-      documentTime,
-      fetchedAt,
-    ),
+  return Promise.all(
+    plans.map(async ({ parsed, health, fetchedAt, older, forward, portsForward, zones, fresh, ports }) => {
+      // 3. Remember what must be published before latest moves on (a crash after this point
+      //    would otherwise leave the averages documents and the events behind).
+      health.pendingPublish = [...new Set([...health.pendingPublish, ...ports])];
+      const documentTime =
+        parsed.generatedAt === null ? fetchedAt : new Date(parsed.generatedAt).toISOString();
+      health.pendingEvents = mergeEvents(
+        health.pendingEvents,
+        portEvents(
+          knownPorts.filter((state) => state.source === parsed.source),
+          parsed.ports.filter((port) => portsForward.has(port.portId)),
+          documentTime,
+          fetchedAt,
+        ),
+      );
+      health.version = await deps.health.put(health);
+
+      // 4. Latest readings and port states, forward only.
+      const latest: LatestReading[] = parsed.readings
+        .filter((reading) => forward(reading))
+        .map((reading) => ({ ...reading, fetchedAt }));
+      await deps.latest.putReadings(latest);
+      const states: LatestPortState[] = parsed.ports
+        .filter((port) => portsForward.has(port.portId))
+        .map((port) => ({
+          ...port,
+          timeZone: zones.get(port.portId) ?? null,
+          fetchedAt,
+        }));
+      await deps.latest.putPorts(states);
+      return { newObservations: fresh.length, ports, older };
+    }),
   );
-  health.version = await deps.health.put(health);
-
-  // 4. Latest readings and port states, forward only.
-  const latest: LatestReading[] = parsed.readings
-    .filter((reading) => forward(reading))
-    .map((reading) => ({ ...reading, fetchedAt }));
-  await deps.latest.putReadings(latest);
-  const states: LatestPortState[] = parsed.ports
-    .filter((port) => portsForward.has(port.portId))
-    .map((port) => ({
-      ...port,
-      timeZone: zones.get(port.portId) ?? null,
-      fetchedAt,
-    }));
-  await deps.latest.putPorts(states);
-  return { newObservations: fresh.length, ports: touchedPorts, older };
 }
 
 /**
