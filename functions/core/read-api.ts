@@ -5,7 +5,12 @@
 import type { ObservationSchema, ObservationsBodySchema, Written } from './api-schemas.ts';
 import { InvalidQueryError, NotFoundError } from './errors.ts';
 import { portForecastBody } from './forecast-views.ts';
-import { type Observation, type PublishedDocument, RETENTION_HOURS } from './model.ts';
+import {
+  OBSERVATION_CSV_COLUMNS,
+  type Observation,
+  type PublishedDocument,
+  RETENTION_HOURS,
+} from './model.ts';
 import { createPortDirectory } from './port-directory.ts';
 import {
   type AveragesQuery,
@@ -41,19 +46,7 @@ export type ObservationsBody = Omit<
 };
 
 /** Fields an observation has besides any extra ones a feed gave (kept in a row as they are). */
-const OBSERVATION_FIELDS = new Set([
-  'portId',
-  'direction',
-  'mode',
-  'lane',
-  'status',
-  'delayMinutes',
-  'lanesOpen',
-  'maxLanes',
-  'observedAt',
-  'source',
-  'fetchedAt',
-]);
+const OBSERVATION_FIELDS = new Set<string>([...OBSERVATION_CSV_COLUMNS, 'fetchedAt']);
 
 /**
  * An observation as a page lists it: without its port id and fetch time. Copied field by field (a

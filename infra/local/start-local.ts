@@ -131,45 +131,38 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     secrets,
   );
 
-  let ingestRunning: Promise<SourceOutcome[]> | null = null;
-  const ingestNow = (): Promise<SourceOutcome[]> => {
-    // One cycle at a time, as a reserved concurrency of 1 would make it in AWS.
-    ingestRunning ??= (async () => {
-      try {
-        return await ingestHandler(
-          {
-            source: 'aws.events',
-            'detail-type': 'Scheduled Event',
-            time: new Date(clock.now()).toISOString(),
-          } as never,
-          lambdaContext(FUNCTIONS.ingest.name, FUNCTIONS.ingest.timeoutSeconds),
-        );
-      } finally {
-        ingestRunning = null;
-      }
-    })();
-    return ingestRunning;
+  /**
+   * A scheduled function invoked as EventBridge would, one run at a time (a reserved concurrency
+   * of 1 in AWS): a call while one runs gets that run.
+   */
+  const scheduled = <T>(
+    handler: (event: never, context: ReturnType<typeof lambdaContext>) => Promise<T>,
+    fn: { name: string; timeoutSeconds: number },
+  ) => {
+    let running: Promise<T> | null = null;
+    return {
+      run: (): Promise<T> =>
+        (running ??= (async () => {
+          try {
+            return await handler(
+              {
+                source: 'aws.events',
+                'detail-type': 'Scheduled Event',
+                time: new Date(clock.now()).toISOString(),
+              } as never,
+              lambdaContext(fn.name, fn.timeoutSeconds),
+            );
+          } finally {
+            running = null;
+          }
+        })()),
+      settled: () => running?.catch(() => undefined),
+    };
   };
-
-  let forecastRunning: Promise<ForecastOutcome> | null = null;
-  const forecastNow = (): Promise<ForecastOutcome> => {
-    // One run at a time, as the function's reserved concurrency of 1 makes it in AWS.
-    forecastRunning ??= (async () => {
-      try {
-        return await forecastHandler(
-          {
-            source: 'aws.events',
-            'detail-type': 'Scheduled Event',
-            time: new Date(clock.now()).toISOString(),
-          } as never,
-          lambdaContext(FUNCTIONS.forecast.name, FUNCTIONS.forecast.timeoutSeconds),
-        );
-      } finally {
-        forecastRunning = null;
-      }
-    })();
-    return forecastRunning;
-  };
+  const ingest = scheduled<SourceOutcome[]>(ingestHandler, FUNCTIONS.ingest);
+  const forecast = scheduled<ForecastOutcome>(forecastHandler, FUNCTIONS.forecast);
+  const ingestNow = ingest.run;
+  const forecastNow = forecast.run;
 
   async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const route =
@@ -355,8 +348,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       if (stopped) return;
       stopped = true;
       for (const timer of timers) clearInterval(timer);
-      await ingestRunning?.catch(() => undefined);
-      await forecastRunning?.catch(() => undefined);
+      await ingest.settled();
+      await forecast.settled();
       for (const listening of [server, origin]) {
         await new Promise<void>((done) => {
           listening.close(() => done());

@@ -102,15 +102,20 @@ describe('observation store: compacted hours', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  /** A port's hour items as stored. */
+  const storedItems = async (portId: string) =>
+    (
+      await embedded.stores.dynamo.send(
+        new QueryCommand({
+          TableName: TABLES.observations.name,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': portId },
+        }),
+      )
+    ).Items ?? [];
+
   it('folds finished hours into one attribute and still returns every reading exactly once', async () => {
-    const page = await embedded.stores.dynamo.send(
-      new QueryCommand({
-        TableName: TABLES.observations.name,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': PORT },
-      }),
-    );
-    const items = page.Items ?? [];
+    const items = await storedItems(PORT);
     expect(items).toHaveLength(6);
     // Every hour but the last (still being written) is compacted; the first got a late reading since.
     expect(items.slice(0, 5).every((item) => typeof item.c === 'string')).toBe(true);
@@ -179,15 +184,9 @@ describe('observation store: compacted hours', () => {
     const next = { ...(readings[0] as Observation), portId: 'odd-times', observedAt: '2026-11-21T07:00:00Z' };
     await embedded.stores.observations.putMany([odd, ...others]);
     await embedded.stores.observations.putMany([next]);
-    const page = await embedded.stores.dynamo.send(
-      new QueryCommand({
-        TableName: TABLES.observations.name,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': 'odd-times' },
-      }),
-    );
-    expect(typeof page.Items?.[0]?.c).toBe('string');
-    expect(page.Items?.[0]?.m).toBeUndefined();
+    const [hour] = await storedItems('odd-times');
+    expect(typeof hour?.c).toBe('string');
+    expect(hour?.m).toBeUndefined();
     expect(await embedded.stores.observations.query('odd-times', 0, NOW)).toEqual([odd, ...others, next]);
   });
 
@@ -204,15 +203,9 @@ describe('observation store: compacted hours', () => {
     };
     await embedded.stores.observations.putMany(few);
     await embedded.stores.observations.putMany([next]);
-    const page = await embedded.stores.dynamo.send(
-      new QueryCommand({
-        TableName: TABLES.observations.name,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': 'few-readings' },
-      }),
-    );
-    expect(page.Items?.[0]?.c).toBeUndefined();
-    expect(Object.keys(page.Items?.[0]?.m ?? {})).toHaveLength(COMPACT_MIN_READINGS - 1);
+    const [hour] = await storedItems('few-readings');
+    expect(hour?.c).toBeUndefined();
+    expect(Object.keys(hour?.m ?? {})).toHaveLength(COMPACT_MIN_READINGS - 1);
     expect(await embedded.stores.observations.query('few-readings', 0, NOW)).toEqual([...few, next]);
   });
 });
