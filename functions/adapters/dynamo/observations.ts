@@ -87,13 +87,35 @@ interface Position {
   k: string;
 }
 
-/** A reading's hour item (sort key), sort position (observedAt in ms, entry key) and its decoding. */
+/**
+ * A reading's hour item (sort key), sort position (observedAt in ms, entry key `<clock>|<lane>`,
+ * also as its two parts) and its decoding.
+ */
 interface Reading {
   readonly h: string;
   readonly t: number;
   readonly k: string;
+  readonly clock: string;
+  readonly laneKey: string;
   observation(): Observation;
 }
+
+/**
+ * Readings in (time, entry key) order. The key's parts are compared instead of the key (no string
+ * built per reading): a clock is `MM:SSZ` or a whole ISO time and holds no `|`, so neither is a
+ * prefix of another and the order of the parts is the order of the keys.
+ */
+const byPosition = (a: Reading, b: Reading) =>
+  a.t - b.t ||
+  (a.clock < b.clock
+    ? -1
+    : a.clock > b.clock
+      ? 1
+      : a.laneKey < b.laneKey
+        ? -1
+        : a.laneKey > b.laneKey
+          ? 1
+          : 0);
 
 const after = (a: { t: number; k: string }, b: { t: number; k: string }) =>
   a.t > b.t || (a.t === b.t && a.k > b.k);
@@ -239,6 +261,8 @@ interface LaneOfHour {
   direction: Direction;
   mode: Mode;
   lane: Lane;
+  /** `<direction>|<mode>|<lane>`. */
+  laneKey: string;
 }
 
 /**
@@ -248,18 +272,25 @@ interface LaneOfHour {
 class PackedReading implements Reading {
   readonly h: string;
   readonly t: number;
-  readonly k: string;
+  readonly clock: string;
   private readonly of: LaneOfHour;
-  private readonly clock: string;
   private readonly row: Row;
 
-  constructor(h: string, t: number, k: string, of: LaneOfHour, clock: string, row: Row) {
+  constructor(h: string, t: number, of: LaneOfHour, clock: string, row: Row) {
     this.h = h;
     this.t = t;
-    this.k = k;
     this.of = of;
     this.clock = clock;
     this.row = row;
+  }
+
+  get laneKey(): string {
+    return this.of.laneKey;
+  }
+
+  /** The entry key, built only when asked (a cursor, a merge with readings set since). */
+  get k(): string {
+    return `${this.clock}|${this.of.laneKey}`;
   }
 
   observation(): Observation {
@@ -316,7 +347,7 @@ function readingsOfItem(
     for (const laneKey in lanes) {
       const [direction, mode, lane] = laneKey.split('|') as [Direction, Mode, Lane];
       if (!wanted(direction, mode, lane)) continue;
-      const context: LaneOfHour = { portId, hour, fetched, direction, mode, lane };
+      const context: LaneOfHour = { portId, hour, fetched, direction, mode, lane, laneKey };
       for (const row of lanes[laneKey] ?? []) {
         const at = row[0];
         let t: number;
@@ -329,7 +360,7 @@ function readingsOfItem(
           t = Date.parse(at.includes('T') ? at : `${hour}:${at}`);
         }
         if (!(t >= lower && t <= toMs)) continue;
-        out.push(new PackedReading(h, t, `${clock}|${laneKey}`, context, clock, row));
+        out.push(new PackedReading(h, t, context, clock, row));
       }
     }
   }
@@ -354,11 +385,18 @@ function readingsOfItem(
         const [, direction, mode, lane] = k.split('|');
         if (!wanted(direction, mode, lane)) continue;
       }
-      byKey.set(k, { h, t, k, observation: () => decodeEntry(portId, hour, k, value) });
+      byKey.set(k, {
+        h,
+        t,
+        k,
+        clock: time,
+        laneKey: k.slice(bar + 1),
+        observation: () => decodeEntry(portId, hour, k, value),
+      });
     }
     out = [...byKey.values()];
   }
-  return out.sort((a, b) => a.t - b.t || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  return out.sort(byPosition);
 }
 
 /** Readings an item holds (for keeping the fullest copy of one). */
