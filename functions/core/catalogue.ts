@@ -8,7 +8,9 @@ import type { Border, Port } from './model.ts';
 /** Every catalogued port: CBP ports (id = `port_number`) and CBSA-only offices (id `cbsa-<slug>`). */
 export const PORTS: readonly Port[] = PORT_DATA;
 
-const byId = new Map(PORTS.map((port) => [port.id, port]));
+// The lookup tables are built in calls marked pure: a bundle that imports this module but reads
+// none of them (the authorizers, through the view table) leaves them and the port data out.
+const byId = /* @__PURE__ */ (() => new Map(PORTS.map((port) => [port.id, port])))();
 
 /** The catalogue entry of a CBP port number (case-sensitive: `l24501` and `L01901` differ). */
 export function getPort(id: string): Port | undefined {
@@ -60,10 +62,15 @@ function parseCbsaLocation(location: string): UsPlace | undefined {
   return { cityKey: nameKey(city), state: match?.[2]?.toUpperCase() ?? null };
 }
 
-const officeKeysByPort = new Map(PORTS.map((port) => [port.id, new Set(port.cbsaOffices.map(nameKey))]));
-const cityKeysByPort = new Map(
-  PORTS.map((port) => [port.id, new Set([port.city, ...(CBSA_US_CITY_ALIASES[port.id] ?? [])].map(nameKey))]),
-);
+const officeKeysByPort = /* @__PURE__ */ (() =>
+  new Map(PORTS.map((port) => [port.id, new Set(port.cbsaOffices.map(nameKey))])))();
+const cityKeysByPort = /* @__PURE__ */ (() =>
+  new Map(
+    PORTS.map((port) => [
+      port.id,
+      new Set([port.city, ...(CBSA_US_CITY_ALIASES[port.id] ?? [])].map(nameKey)),
+    ]),
+  ))();
 
 function hasOffice(port: Port, officeKey: string): boolean {
   return officeKeysByPort.get(port.id)?.has(officeKey) ?? false;
