@@ -184,7 +184,7 @@ console.log(
   `one slot, every lane of every port (merge the record: window + 2 days, score, issue, documents, summary): median ${median(times).toFixed(1)} ms wall, p90 ${percentile(times, 90).toFixed(1)} ms; CPU median ${median(cpu).toFixed(1)} ms (target < 100 ms; load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores)`,
 );
 console.log(
-  `port-forecast documents: median ${kb(median(sizes))}, p90 ${kb(percentile(sizes, 90))}, max ${kb(Math.max(...sizes))}, all ${kb(sizes.reduce((a, b) => a + b, 0))} (x2: id and slug)`,
+  `port-forecast documents: median ${kb(median(sizes))}, p90 ${kb(percentile(sizes, 90))}, max ${kb(Math.max(...sizes))}, all ${kb(sizes.reduce((a, b) => a + b, 0))} (one per port: under its id)`,
 );
 console.log(
   `once a day: rebuilding every port's settled 26-day window: median ${median(rebuild).toFixed(0)} ms`,
