@@ -159,6 +159,22 @@ describe('wait-observations pages', () => {
     },
   );
 
+  it('a cursor without its sizing hint (as the previous release issued them) reads on the same', async () => {
+    const fromMs = NOW - 336 * HOUR;
+    const expected = stored.filter((o) => Date.parse(o.observedAt) >= fromMs).map(identity);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await stores.observations.page(PORT, fromMs, NOW, {}, cursor, 500);
+      seen.push(...page.observations.map(identity));
+      if (page.next === null) break;
+      const { d, ...rest } = JSON.parse(Buffer.from(page.next, 'base64url').toString('utf8'));
+      expect(d).toBeGreaterThan(0);
+      cursor = Buffer.from(JSON.stringify(rest)).toString('base64url');
+    } while (cursor !== null);
+    expect(seen).toEqual(expected);
+  });
+
   it('get_wait_history pages with cursor and nextCursor through the same window, each observation once', async () => {
     const token = await tokenFor(stack, 'business');
     const seen: string[] = [];

@@ -85,6 +85,11 @@ interface Position {
   /** observedAt (ms) and entry key of the last observation returned. */
   t: number;
   k: string;
+  /**
+   * Readings per hour item the page before kept: the next page sizes its first Query by it instead
+   * of reading a day of hours to learn it (a hint; a cursor without it reads the day first).
+   */
+  d?: number;
 }
 
 /**
@@ -150,7 +155,8 @@ function decodeCursor(portId: string, cursor: string): Position {
   ) {
     throw refuse();
   }
-  return { h: c.h, t: c.t, k: c.k };
+  const hint = typeof c.d === 'number' && Number.isFinite(c.d) && c.d > 0 ? { d: c.d } : {};
+  return { h: c.h, t: c.t, k: c.k, ...hint };
 }
 
 /**
@@ -563,18 +569,22 @@ export function createObservationStore(
     wanted: number,
     /** Readings the caller has taken so far (read between items). */
     taken: () => number = () => 0,
+    /** Readings per hour item expected (a cursor's hint): the first Query is sized by it. */
+    perItem?: number,
   ) {
     let items = 0;
-    // A day of hours first, then as many as the readings per hour seen so far say.
+    const hoursFor = (readings: number, per: number) =>
+      Math.min(400, Math.max(4, Math.ceil((readings / Math.max(1, per)) * 1.1) + 1));
+    // A day of hours first (or as many as the hint says), then as many as the readings per hour
+    // seen so far say.
     const perQuery = () =>
       !Number.isFinite(wanted)
         ? undefined
         : items === 0
-          ? 24
-          : Math.min(
-              400,
-              Math.max(4, Math.ceil(((wanted - taken()) / Math.max(1, taken() / items)) * 1.1) + 1),
-            );
+          ? perItem === undefined
+            ? 24
+            : hoursFor(wanted, perItem)
+          : hoursFor(wanted - taken(), taken() / items);
     const pages = queryPages(
       doc,
       {
@@ -624,8 +634,11 @@ export function createObservationStore(
     const position = cursor === null ? null : decodeCursor(portId, cursor);
     const fromSk = position && position.h > hourSk(fromMs) ? position.h : hourSk(fromMs);
     const found: Reading[] = [];
+    let items = 0;
     // One more than the page says whether another page follows.
-    for await (const item of hours(portId, fromSk, hourSk(toMs), true, limit + 1, () => found.length)) {
+    const hourItems = hours(portId, fromSk, hourSk(toMs), true, limit + 1, () => found.length, position?.d);
+    for await (const item of hourItems) {
+      items += 1;
       for (const reading of readingsOf(portId, item, fromMs, toMs, filter)) {
         if (position && !after(reading, position)) continue;
         found.push(reading);
@@ -634,9 +647,11 @@ export function createObservationStore(
     }
     const kept = found.slice(0, limit);
     const last = kept.at(-1);
+    const d = Math.round((found.length / Math.max(1, items)) * 100) / 100;
     return {
       observations: kept.map((r) => r.observation()),
-      next: found.length > limit && last ? encodeCursor(portId, { h: last.h, t: last.t, k: last.k }) : null,
+      next:
+        found.length > limit && last ? encodeCursor(portId, { h: last.h, t: last.t, k: last.k, d }) : null,
     };
   }
 
