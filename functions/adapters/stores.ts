@@ -8,7 +8,8 @@ import { createHealthStore } from './dynamo/health.ts';
 import { createLatestStore } from './dynamo/latest.ts';
 import { createObservationStore } from './dynamo/observations.ts';
 import { createRollupStore } from './dynamo/rollups.ts';
-import { createDocumentStore, createS3Client } from './s3/documents.ts';
+import { createDocumentStore } from './s3/documents.ts';
+import { createLazyS3 } from './s3/sdk.ts';
 
 /** Endpoints (local stand-ins; unset in AWS), region and physical names (`storeSettingsOf` in config.ts). */
 export interface StoreSettings {
@@ -21,7 +22,8 @@ export interface StoreSettings {
 
 export function createStores(settings: StoreSettings, clock: Clock) {
   const dynamo = createDocumentClient({ endpoint: settings.dynamodbEndpoint, region: settings.region });
-  const s3 = createS3Client({ endpoint: settings.s3Endpoint, region: settings.region });
+  // The S3 client is made on first use (see s3/sdk.ts).
+  const s3 = createLazyS3({ endpoint: settings.s3Endpoint, region: settings.region });
   return {
     dynamo,
     s3,

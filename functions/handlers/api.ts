@@ -4,6 +4,7 @@ import { LIMITS } from '../../infra/manifest.ts';
 import { createKeyStore } from '../adapters/dynamo/keys.ts';
 import { createLimitStore } from '../adapters/dynamo/limits.ts';
 import { createTelemetry } from '../adapters/powertools/telemetry.ts';
+import { preloadS3 } from '../adapters/s3/sdk.ts';
 import { createStores } from '../adapters/stores.ts';
 import { ApiConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { createReadApi } from '../core/read-api.ts';
@@ -52,6 +53,10 @@ export function createApiHandler(env: Record<string, string | undefined>, clock:
     })
     .handler(route);
 }
+
+// Most requests read a published document: the S3 SDK module loads with the function (Lambda's
+// init phase), not on the first request.
+await preloadS3();
 
 let cached: ReturnType<typeof createApiHandler> | undefined;
 

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { createTelemetry, type TelemetryOptions } from '../adapters/powertools/telemetry.ts';
+import { preloadS3 } from '../adapters/s3/sdk.ts';
 import { createStores } from '../adapters/stores.ts';
 import { ForecastConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { type ForecastOutcome, runForecastCycle } from '../core/forecast-cycle.ts';
@@ -41,6 +42,10 @@ export function createForecastHandler(
     return outcome;
   });
 }
+
+// Every run reads or writes documents: the S3 SDK module loads with the function (Lambda's init
+// phase), not in the first run.
+await preloadS3();
 
 let cached: ReturnType<typeof createForecastHandler> | undefined;
 

@@ -7,6 +7,7 @@ import { createLeaseStore } from '../adapters/dynamo/lease.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
 import { createMetrics, type MetricsOptions, type MetricsSink } from '../adapters/powertools/metrics.ts';
 import { createTelemetry, type TelemetryOptions } from '../adapters/powertools/telemetry.ts';
+import { preloadS3 } from '../adapters/s3/sdk.ts';
 import { createSecretsManagerSource, preloadSecretsManager } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
@@ -109,9 +110,9 @@ export function createIngestHandler(
   });
 }
 
-// Every cycle reads the webhook signing key: the SDK module loads with the function (Lambda's init
-// phase), not in the first cycle.
-await preloadSecretsManager();
+// Every cycle reads the webhook signing key and publishes documents: those SDK modules load with the
+// function (Lambda's init phase), not in the first cycle.
+await Promise.all([preloadSecretsManager(), preloadS3()]);
 
 let cached: ReturnType<typeof createIngestHandler> | undefined;
 

@@ -4,8 +4,8 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, relative } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { createS3Client } from '../../functions/adapters/s3/documents.ts';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { s3ClientConfig } from '../../functions/adapters/s3/sdk.ts';
 import { BUCKETS } from '../manifest.ts';
 
 const TYPES: Record<string, string> = {
@@ -40,7 +40,7 @@ export const SITE_DIST = new URL('../../site/dist/', import.meta.url).pathname;
 
 export async function uploadSite(s3Endpoint: string, dist = SITE_DIST): Promise<number> {
   if (!(await stat(dist).catch(() => null))) return 0;
-  const s3 = createS3Client({ endpoint: s3Endpoint });
+  const s3 = new S3Client(s3ClientConfig({ endpoint: s3Endpoint }));
   let count = 0;
   try {
     for await (const path of files(dist)) {

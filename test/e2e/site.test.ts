@@ -7,13 +7,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
 import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
-import { createS3Client } from '../../functions/adapters/s3/documents.ts';
+import { s3ClientConfig } from '../../functions/adapters/s3/sdk.ts';
 import { PORTS } from '../../functions/core/catalogue.ts';
 import type { Observation, Port } from '../../functions/core/model.ts';
 import { contributionsOfDay, localBucketOf } from '../../functions/core/rollups.ts';
@@ -751,7 +751,7 @@ describe.skipIf(skipReason !== '')(
     }
 
     async function deleteData(key: string): Promise<void> {
-      const s3 = createS3Client({ endpoint: stack.service.endpoints.s3 });
+      const s3 = new S3Client(s3ClientConfig({ endpoint: stack.service.endpoints.s3 }));
       try {
         await s3.send(new DeleteObjectCommand({ Bucket: BUCKETS.data.name, Key: key }));
       } finally {

@@ -69,13 +69,23 @@ describe('function bundles', () => {
     60_000,
   );
 
-  it('mcp loads the secrets and presigner SDK modules on first use (alerts, large exports), not at init', async () => {
+  it('mcp loads the S3, secrets and presigner SDK modules on first use (documents, alerts, large exports), not at init', async () => {
     const { outfile } = await bundle('mcp-init', FUNCTIONS.mcp.entry);
     const loaded = sdkLoadedAtInit(outfile);
-    expect(loaded).toEqual(expect.arrayContaining(['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3']));
+    expect(loaded).toContain('@aws-sdk/client-dynamodb');
+    expect(loaded).not.toContain('@aws-sdk/client-s3');
     expect(loaded).not.toContain('@aws-sdk/client-secrets-manager');
     expect(loaded).not.toContain('@aws-sdk/s3-request-presigner');
   }, 60_000);
+
+  it.each([FUNCTIONS.ingest, FUNCTIONS.forecast, FUNCTIONS.api].map((fn) => [fn.name, fn.entry]))(
+    '%s, which reads or writes documents on (almost) every run, loads the S3 SDK module at init',
+    async (name, entry) => {
+      const { outfile } = await bundle(`${name}-s3-init`, entry);
+      expect(sdkLoadedAtInit(outfile)).toContain('@aws-sdk/client-s3');
+    },
+    60_000,
+  );
 
   it.each<[string, string]>([[FUNCTIONS.ingest.name, FUNCTIONS.ingest.entry], ...AUTHORIZERS])(
     '%s, which reads a secret on every run, loads the secrets SDK module at init',

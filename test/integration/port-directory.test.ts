@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentStore, createS3Client } from '../../functions/adapters/s3/documents.ts';
+import { createDocumentStore } from '../../functions/adapters/s3/documents.ts';
+import { createLazyS3 } from '../../functions/adapters/s3/sdk.ts';
 import { PORTS } from '../../functions/core/catalogue.ts';
 import {
   createPortDirectory,
@@ -25,13 +26,13 @@ const AT = Date.parse('2026-11-18T17:10:00Z');
 
 let s3: LocalS3;
 let dataDir: string;
-let client: ReturnType<typeof createS3Client>;
+let client: ReturnType<typeof createLazyS3>;
 let prefix = 0;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'border-waits-ports-'));
   s3 = await startS3(dataDir);
-  client = createS3Client({ endpoint: s3.endpoint });
+  client = createLazyS3({ endpoint: s3.endpoint });
 });
 afterAll(async () => {
   client?.destroy();

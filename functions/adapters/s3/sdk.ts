@@ -1,0 +1,61 @@
+/**
+ * The S3 SDK module and client, loaded on first use. The mcp function answers the MCP handshake
+ * (`initialize`, `tools/list`) without reading a document, so a cold start there does not load
+ * the S3 client (about 20 ms); the functions that read or write documents on every run load it at
+ * init instead (`preloadS3`), where deferring it would only move the cost.
+ */
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+
+export type S3Sdk = typeof import('@aws-sdk/client-s3');
+
+const sdk = (): Promise<S3Sdk> => import('@aws-sdk/client-s3');
+
+/** Loads the SDK module now (at init, for functions that use S3 on every run). */
+export async function preloadS3(): Promise<void> {
+  await sdk();
+}
+
+export interface S3Options {
+  /** A local stand-in's endpoint (config.ts reads it from `AWS_ENDPOINT_URL_S3`); unset in AWS. */
+  endpoint?: string | undefined;
+  region?: string;
+}
+
+/**
+ * A client's settings. A local endpoint needs path-style addressing, and s3rver needs checksums
+ * only when required (it stores aws-chunked stream bodies with their framing otherwise).
+ */
+export function s3ClientConfig(options: S3Options = {}): S3ClientConfig {
+  const local = Boolean(options.endpoint);
+  return {
+    region: options.region ?? 'us-east-1',
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(local
+      ? {
+          forcePathStyle: true,
+          credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+          requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+          responseChecksumValidation: 'WHEN_REQUIRED' as const,
+        }
+      : {}),
+  };
+}
+
+/** An S3 client made on first use, with the SDK module its commands come from. */
+export interface LazyS3 {
+  use(): Promise<{ sdk: S3Sdk; client: S3Client }>;
+  destroy(): void;
+}
+
+export function createLazyS3(options: S3Options = {}): LazyS3 {
+  let made: Promise<{ sdk: S3Sdk; client: S3Client }> | undefined;
+  let client: S3Client | undefined;
+  return {
+    use: () =>
+      (made ??= sdk().then((module) => {
+        client = new module.S3Client(s3ClientConfig(options));
+        return { sdk: module, client };
+      })),
+    destroy: () => client?.destroy(),
+  };
+}
