@@ -43,8 +43,8 @@ export function createForecastHandler(
   });
 }
 
-// Every run reads or writes documents: the S3 SDK module loads with the function (Lambda's init
-// phase), not in the first run.
+// A run that does its slot writes every port's forecast document: the S3 SDK module loads with the
+// function (Lambda's init phase), not in that run.
 await preloadS3();
 
 let cached: ReturnType<typeof createForecastHandler> | undefined;

@@ -141,21 +141,25 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   ) => {
     let running: Promise<T> | null = null;
     return {
-      run: (): Promise<T> =>
-        (running ??= (async () => {
-          try {
-            return await handler(
-              {
-                source: 'aws.events',
-                'detail-type': 'Scheduled Event',
-                time: new Date(clock.now()).toISOString(),
-              } as never,
-              lambdaContext(fn.name, fn.timeoutSeconds),
-            );
-          } finally {
-            running = null;
-          }
-        })()),
+      run: (): Promise<T> => {
+        if (running) return running;
+        const current = (async () =>
+          handler(
+            {
+              source: 'aws.events',
+              'detail-type': 'Scheduled Event',
+              time: new Date(clock.now()).toISOString(),
+            } as never,
+            lambdaContext(fn.name, fn.timeoutSeconds),
+          ))();
+        running = current;
+        // Cleared when it ends (even if it failed at once), so the next call starts a new run.
+        const clear = () => {
+          if (running === current) running = null;
+        };
+        current.then(clear, clear);
+        return current;
+      },
       settled: () => running?.catch(() => undefined),
     };
   };
