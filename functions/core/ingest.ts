@@ -277,19 +277,25 @@ async function storeDocuments(
 ): Promise<void> {
   const storing = runs.filter((run) => run.document !== null);
   if (storing.length === 0) return;
-  let results: StoreResult[];
+  let results: PromiseSettledResult<StoreResult>[];
   try {
     results = await store(
       deps,
       storing.map((run) => ({ ...(run.document as NonNullable<SourceRun['document']>), health: run.health })),
     );
   } catch (error: unknown) {
+    // The shared writes (observations, rollups) failed: every document they carried did.
     for (const run of storing) failed(run, error);
     return;
   }
   storing.forEach((run, i) => {
+    const result = results[i] as PromiseSettledResult<StoreResult>;
+    if (result.status === 'rejected') {
+      failed(run, result.reason);
+      return;
+    }
     const { parsed, fetchedAt, etag, lastModified } = run.document as NonNullable<SourceRun['document']>;
-    const stored = results[i] as StoreResult;
+    const stored = result.value;
     const { health, outcome } = run;
     outcome.newObservations = stored.newObservations;
     if (stored.older) {
@@ -351,12 +357,12 @@ interface StoreResult {
 /**
  * Stores new documents (one per source): their new observations in one write per hour item, the
  * rollups of every port-local hour they touched in one write per bucket, then per source the work
- * its publish owes (in its health) and its latest readings.
+ * its publish owes (in its health) and its latest readings, each source's outcome its own.
  */
 async function store(
   deps: IngestDeps,
   documents: readonly { parsed: ParsedFeed; fetchedAt: number; health: FeedHealth }[],
-): Promise<StoreResult[]> {
+): Promise<PromiseSettledResult<StoreResult>[]> {
   const { readings: known, ports: knownPorts } = await deps.latest.all();
   const knownByLane = new Map(known.map((r) => [laneKey(r), r]));
   const priorZones = new Map(knownPorts.map((p) => [`${p.source}#${p.portId}`, p.timeZone]));
@@ -415,7 +421,7 @@ async function store(
   });
   await deps.rollups.putContributions(contributions.flat());
 
-  return Promise.all(
+  return Promise.allSettled(
     plans.map(async ({ parsed, health, fetchedAt, older, forward, portsForward, zones, fresh, ports }) => {
       // 3. Remember what must be published before latest moves on (a crash after this point
       //    would otherwise leave the averages documents and the events behind).
