@@ -459,8 +459,9 @@ async function store(
 
 /**
  * What of a document may move latest: nothing when the document is older than the source's last
- * good one; else each reading not older than the stored reading of its lane, and the port state
- * of each port whose newest reading is not older than the newest stored one.
+ * good one; else each reading not older than the stored reading of its lane (an "update pending"
+ * without a time does not replace a timed reading), and the port state of each port whose newest
+ * reading is not older than the newest stored one.
  */
 function ordering(
   parsed: ParsedFeed,
@@ -480,6 +481,9 @@ function ordering(
     if (older) return false;
     const before = timeOf(knownByLane.get(laneKey(reading))?.observedAt);
     const now = timeOf(reading.observedAt);
+    // "Update pending" (no time, no wait) carries no reading of its own: a lane that has a timed
+    // reading keeps it, rather than flapping between it and "pending" as CBP's page refreshes.
+    if (Number.isNaN(now) && reading.status === 'update-pending' && !Number.isNaN(before)) return false;
     return Number.isNaN(before) || Number.isNaN(now) || now >= before;
   };
   const newest = new Map<string, { known: number; parsed: number }>();

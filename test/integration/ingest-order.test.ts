@@ -173,6 +173,47 @@ describe('one ingest at a time', () => {
   }, 120_000);
 });
 
+describe('update pending', () => {
+  it('a lane with a timed reading keeps it while CBP says "update pending", and moves on with the next reading', async () => {
+    // The simulator's CBP page says "Update Pending" for some lanes in the second half of each
+    // minute of these hours, and gives their timed reading again in the first half.
+    const stack = await startStack({ atMs: Date.parse('2026-11-26T05:01:00Z'), ports: ['010401', '070101'] });
+    try {
+      type Lane = {
+        portId: string;
+        direction: string;
+        mode: string;
+        lane: string;
+        status: string;
+        observedAt: string | null;
+      };
+      const lanes = async () =>
+        (await stack.json<{ current: Lane[] }>('/api/v1/port-current')).body.current.filter(
+          (l) => l.direction === 'into-us' && l.status !== 'not-applicable',
+        );
+      await stack.service.ingestNow();
+      const timed = (await lanes()).filter((l) => l.observedAt !== null);
+      expect(timed.length).toBeGreaterThan(0);
+      stack.clock.set(Date.parse('2026-11-26T05:01:30Z'));
+      const pending = await stack.service.ingestNow();
+      expect(pending.find((o) => o.source === 'cbp')?.outcome).toBe('stored');
+      const after = await lanes();
+      for (const lane of timed) {
+        const now = after.find(
+          (l) => l.portId === lane.portId && l.mode === lane.mode && l.lane === lane.lane,
+        );
+        expect(now?.observedAt, `${lane.portId} ${lane.mode} ${lane.lane}`).toBe(lane.observedAt);
+      }
+      stack.clock.set(Date.parse('2026-11-26T06:05:00Z'));
+      await stack.service.ingestNow();
+      const next = (await lanes()).filter((l) => l.observedAt !== null);
+      expect(next.some((l) => (l.observedAt ?? '') > (timed[0]?.observedAt ?? ''))).toBe(true);
+    } finally {
+      await stack.stop();
+    }
+  }, 120_000);
+});
+
 describe('no going back', () => {
   let stack: TestStack;
 
