@@ -129,24 +129,16 @@ const laneKey = (r: { portId: string; direction: string; mode: string; lane: str
  * the order of the lists stays the table's.
  */
 export function latestOnce(store: LatestStore): LatestStore {
-  type Copy = { readings: Map<string, LatestReading>; ports: Map<string, LatestPortState> };
-  let copy: Copy | null = null;
-  // The read in flight: the sources run side by side and both ask at the start.
-  let reading: Promise<Copy> | null = null;
+  let copy: { readings: Map<string, LatestReading>; ports: Map<string, LatestPortState> } | null = null;
   const portKey = (p: LatestPortState) => `${p.portId}#${p.source}`;
   return {
     async all() {
-      while (copy === null) {
-        reading ??= store.all().then((read) => ({
+      if (copy === null) {
+        const read = await store.all();
+        copy = {
           readings: new Map(read.readings.map((r) => [laneKey(r), r])),
           ports: new Map(read.ports.map((p) => [portKey(p), p])),
-        }));
-        const pending = reading;
-        try {
-          copy = await pending;
-        } finally {
-          if (reading === pending) reading = null;
-        }
+        };
       }
       return { readings: [...copy.readings.values()], ports: [...copy.ports.values()] };
     },
