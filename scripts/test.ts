@@ -41,12 +41,26 @@ try {
     numFailedTests: number;
     numPendingTests: number;
     numTodoTests?: number;
+    testResults: { name: string; status: string; assertionResults: { status: string }[] }[];
   };
   passed = results.numPassedTests;
   failed = results.numFailedTests;
   skipped = results.numPendingTests + (results.numTodoTests ?? 0);
+  // A file that failed outside its tests (a hook, an import) fails no test itself, and the tests it
+  // never ran count as skipped: each such file is one failure.
+  for (const file of results.testResults) {
+    if (file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')) {
+      console.error(`failed outside its tests: ${file.name}`);
+      failed += 1;
+    }
+  }
 } catch {
   console.error('vitest wrote no results file: counting the run as failed');
+  failed += 1;
+}
+// vitest failing with every test passed (an unhandled error between tests) is a failure too.
+if (vitestCode !== 0 && failed === 0) {
+  console.error(`vitest exited with ${vitestCode} though no test failed: counting the run as failed`);
   failed += 1;
 }
 // Typecheck and lint are checks too: a failed step counts as a failure.

@@ -12,6 +12,8 @@ import { Readable } from 'node:stream';
 import {
   type AttributeDefinition,
   CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
   DynamoDBClient,
   type KeySchemaElement,
   ResourceInUseException,
@@ -187,7 +189,32 @@ async function assertNotLocked(dbDir: string): Promise<void> {
   await probe.close();
 }
 
-/** Creates every table of the manifest (existing ones are left alone). */
+/**
+ * Creates a table and returns once it is ACTIVE; an existing table is left alone. dynalite answers
+ * CreateTable with CREATING and turns the table ACTIVE a moment later, and until then every read
+ * and write of it fails with ResourceNotFoundException, as in DynamoDB.
+ */
+export async function createTable(
+  client: Pick<DynamoDBClient, 'send'>,
+  input: CreateTableCommandInput & { TableName: string },
+): Promise<void> {
+  try {
+    await client.send(new CreateTableCommand(input));
+  } catch (error: unknown) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: input.TableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    if (Date.now() > deadline) {
+      throw new Error(`table ${input.TableName} is still ${Table?.TableStatus} after 10 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Creates every table of the manifest (existing ones are left alone) and waits until all are ACTIVE. */
 export async function createTables(endpoint: string): Promise<void> {
   const client = new DynamoDBClient({
     endpoint,
@@ -203,18 +230,12 @@ export async function createTables(endpoint: string): Promise<void> {
         keys.push({ AttributeName: spec.sortKey, KeyType: 'RANGE' });
         attributes.push({ AttributeName: spec.sortKey, AttributeType: 'S' });
       }
-      try {
-        await client.send(
-          new CreateTableCommand({
-            TableName: table.name,
-            KeySchema: keys,
-            AttributeDefinitions: attributes,
-            BillingMode: 'PAY_PER_REQUEST',
-          }),
-        );
-      } catch (error: unknown) {
-        if (!(error instanceof ResourceInUseException)) throw error;
-      }
+      await createTable(client, {
+        TableName: table.name,
+        KeySchema: keys,
+        AttributeDefinitions: attributes,
+        BillingMode: 'PAY_PER_REQUEST',
+      });
     }
   } finally {
     client.destroy();

@@ -5,13 +5,14 @@
  * each of them left an iterator (and its LevelDB snapshot) open for the life of the process.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import dynalite from 'dynalite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
-import { startDynamoOwner } from '../../infra/local/dynamo.ts';
+import { createTable, startDynamoOwner } from '../../infra/local/dynamo.ts';
 
 const TABLE = 'iterators';
 const PARTITIONS = ['a', 'b', 'c'];
@@ -31,20 +32,18 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'border-waits-dynalite-'));
   dynamo = await startDynamoOwner(dataDir);
   client = createDocumentClient({ endpoint: dynamo.endpoint, region: 'us-east-1' });
-  await client.send(
-    new CreateTableCommand({
-      TableName: TABLE,
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await createTable(client, {
+    TableName: TABLE,
+    KeySchema: [
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ],
+    AttributeDefinitions: [
+      { AttributeName: 'pk', AttributeType: 'S' },
+      { AttributeName: 'sk', AttributeType: 'S' },
+    ],
+    BillingMode: 'PAY_PER_REQUEST',
+  });
   for (const pk of PARTITIONS) {
     const items = Array.from({ length: PER_PARTITION }, (_, i) => ({
       pk,
@@ -142,5 +141,39 @@ describe('the embedded DynamoDB closes its iterators', () => {
     const counts = await Promise.all(READS.flatMap(({ read }) => Array.from({ length: 10 }, read)));
     expect(counts.length).toBe(40);
     expect(await settledOpenResources()).toBe(0);
+  });
+});
+
+describe('createTable', () => {
+  it('returns only once the table is ACTIVE, so the first write after it lands', async () => {
+    // A dynalite that keeps a new table CREATING for 300 ms, as DynamoDB keeps it for seconds:
+    // without the wait, the write below fails with ResourceNotFoundException every time.
+    const slow = dynalite({ createTableMs: 300 });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', () => resolve()));
+    const slowClient = createDocumentClient({
+      endpoint: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`,
+      region: 'us-east-1',
+    });
+    try {
+      await createTable(slowClient, {
+        TableName: 'slow',
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      });
+      await slowClient.send(new PutCommand({ TableName: 'slow', Item: { pk: 'first' } }));
+      const read = await slowClient.send(new GetCommand({ TableName: 'slow', Key: { pk: 'first' } }));
+      expect(read.Item).toEqual({ pk: 'first' });
+      // A second call finds the table there and returns without an error.
+      await createTable(slowClient, {
+        TableName: 'slow',
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      });
+    } finally {
+      slowClient.destroy();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
   });
 });
