@@ -110,14 +110,20 @@ export function createIngestHandler(
   });
 }
 
-// Every cycle reads the webhook signing key and publishes documents: those SDK modules load with the
-// function (Lambda's init phase), not in the first cycle.
-await Promise.all([preloadSecretsManager(), preloadS3()]);
-
 let cached: ReturnType<typeof createIngestHandler> | undefined;
 
-/** The Lambda entry point (EventBridge schedule), configured from `process.env` on the first call. */
+/**
+ * The Lambda entry point (EventBridge schedule), configured from `process.env` on the first call.
+ * A cycle first takes its lease (DynamoDB) and downloads the feeds; only then does it publish
+ * documents (S3) and sign alert deliveries (Secrets Manager). So the first call starts loading
+ * those two SDK modules and does not wait for them: they load while the cycle waits on the
+ * network, and the init phase loads only what a cycle needs first.
+ */
 export const handler = (event: ScheduledEvent, context: Context) => {
-  cached ??= createIngestHandler(process.env);
+  if (!cached) {
+    cached = createIngestHandler(process.env);
+    // A failed load surfaces where the module is used, with the cycle's own error handling.
+    Promise.all([preloadS3(), preloadSecretsManager()]).catch(() => {});
+  }
   return cached(event, context);
 };

@@ -29,18 +29,22 @@ async function bundle(name: string, entry: string): Promise<{ outfile: string; m
   return { outfile, metafile: result.metafile };
 }
 
-/** The @aws-sdk packages a fresh node process has loaded once the bundle's module has run. */
-function sdkLoadedAtInit(outfile: string): string[] {
+/**
+ * The @aws-sdk packages a fresh node process has loaded once the bundle's module has run, and then
+ * `after` (code with the module as `fn`), when given.
+ */
+function sdkLoaded(outfile: string, after = '', env: Record<string, string> = {}): string[] {
   const run = spawnSync(
     process.execPath,
     [
       '--input-type=module',
       '-e',
-      `await import(${JSON.stringify(outfile)});
+      `const fn = await import(${JSON.stringify(outfile)});
+       ${after}
        const { createRequire } = await import('node:module');
        console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`,
     ],
-    { env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: '' }, encoding: 'utf8' },
+    { env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: '', ...env }, encoding: 'utf8' },
   );
   expect(run.stderr).toBe('');
   const files = JSON.parse(run.stdout) as string[];
@@ -48,6 +52,7 @@ function sdkLoadedAtInit(outfile: string): string[] {
     (name): name is string => name !== undefined,
   );
 }
+const sdkLoadedAtInit = (outfile: string) => sdkLoaded(outfile);
 
 const AUTHORIZERS: [string, string][] = [
   ['authorizer', 'functions/handlers/authorizer.ts'],
@@ -78,7 +83,7 @@ describe('function bundles', () => {
     expect(loaded).not.toContain('@aws-sdk/s3-request-presigner');
   }, 60_000);
 
-  it.each([FUNCTIONS.ingest, FUNCTIONS.forecast, FUNCTIONS.api].map((fn) => [fn.name, fn.entry]))(
+  it.each([FUNCTIONS.forecast, FUNCTIONS.api].map((fn) => [fn.name, fn.entry]))(
     '%s, which reads or writes documents on (almost) every run, loads the S3 SDK module at init',
     async (name, entry) => {
       const { outfile } = await bundle(`${name}-s3-init`, entry);
@@ -87,7 +92,7 @@ describe('function bundles', () => {
     60_000,
   );
 
-  it.each<[string, string]>([[FUNCTIONS.ingest.name, FUNCTIONS.ingest.entry], ...AUTHORIZERS])(
+  it.each(AUTHORIZERS)(
     '%s, which reads a secret on every run, loads the secrets SDK module at init',
     async (name, entry) => {
       const { outfile } = await bundle(`${name}-init`, entry);
@@ -95,6 +100,23 @@ describe('function bundles', () => {
     },
     60_000,
   );
+
+  it('ingest loads DynamoDB at init, and S3 and secrets when its first cycle starts, before their first use', async () => {
+    const { outfile } = await bundle('ingest-init', FUNCTIONS.ingest.entry);
+    const atInit = sdkLoadedAtInit(outfile);
+    expect(atInit).toContain('@aws-sdk/client-dynamodb');
+    expect(atInit).not.toContain('@aws-sdk/client-s3');
+    expect(atInit).not.toContain('@aws-sdk/client-secrets-manager');
+    // A first cycle against a DynamoDB that refuses connections fails at its lease, before any
+    // publish or alert: the two modules were loaded all the same.
+    const afterFirstCall = sdkLoaded(
+      outfile,
+      `await fn.handler({}, { awsRequestId: 'bundle-test', getRemainingTimeInMillis: () => 60_000 }).catch(() => {});`,
+      { AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x' },
+    );
+    expect(afterFirstCall).toContain('@aws-sdk/client-s3');
+    expect(afterFirstCall).toContain('@aws-sdk/client-secrets-manager');
+  }, 60_000);
 
   it.each(AUTHORIZERS)(
     '%s carries only its own configuration schema',

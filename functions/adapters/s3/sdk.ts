@@ -1,8 +1,9 @@
 /**
  * The S3 SDK module and client, loaded on first use. The mcp function answers the MCP handshake
  * (`initialize`, `tools/list`) without reading a document, so a cold start there does not load
- * the S3 client (about 20 ms); the functions that read or write documents on every run load it at
- * init instead (`preloadS3`), where deferring it would only move the cost.
+ * the S3 client (about 20 ms). The api and forecast functions read or write documents on (almost)
+ * every run and load it at init (`preloadS3`), where deferring it would only move the cost; the
+ * ingest starts loading it when its first cycle starts, while it downloads the feeds.
  */
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 
@@ -10,7 +11,7 @@ export type S3Sdk = typeof import('@aws-sdk/client-s3');
 
 const sdk = (): Promise<S3Sdk> => import('@aws-sdk/client-s3');
 
-/** Loads the SDK module now (at init, for functions that use S3 on every run). */
+/** Loads the SDK module now, ahead of its first use. */
 export async function preloadS3(): Promise<void> {
   await sdk();
 }

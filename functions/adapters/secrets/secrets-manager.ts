@@ -5,8 +5,9 @@
  * when set (the SDK reads it).
  *
  * The SDK client module is imported on the first read, not when the function loads: the mcp
- * function reads a secret only for alert tools, so its other cold starts never load it. Functions
- * that read one on every request or cycle load it at init instead (`preloadSecretsManager`).
+ * function reads a secret only for alert tools, so its other cold starts never load it. The
+ * authorizers, which read one on every request, load it at init (`preloadSecretsManager`); the
+ * ingest starts loading it when its first cycle starts, long before the cycle signs an alert.
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SecretSource } from '../../core/secrets.ts';
@@ -14,8 +15,8 @@ import type { SecretSource } from '../../core/secrets.ts';
 const sdk = () => import('@aws-sdk/client-secrets-manager');
 
 /**
- * Loads the SDK client module now: for functions that read a secret on every request or cycle
- * (the authorizers, ingest), where loading it on first use would only move the cost.
+ * Loads the SDK client module now, ahead of the first read: at init for the authorizers, where
+ * loading it on first use would only move the cost into the first request.
  */
 export async function preloadSecretsManager(): Promise<void> {
   await sdk();
