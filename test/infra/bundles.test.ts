@@ -47,7 +47,8 @@ function sdkLoaded(outfile: string, after = '', env: Record<string, string> = {}
     { env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: '', ...env }, encoding: 'utf8' },
   );
   expect(run.stderr).toBe('');
-  const files = JSON.parse(run.stdout) as string[];
+  // The last line: `after` may have logged before it.
+  const files = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as string[];
   return [...new Set(files.map((file) => /node_modules\/(@aws-sdk\/[^/]+)/.exec(file)?.[1]))].filter(
     (name): name is string => name !== undefined,
   );
