@@ -145,6 +145,13 @@ describe('the embedded DynamoDB closes its iterators', () => {
 });
 
 describe('createTable', () => {
+  const SLOW_TABLE = {
+    TableName: 'slow',
+    KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' as const }],
+    AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' as const }],
+    BillingMode: 'PAY_PER_REQUEST' as const,
+  };
+
   it('returns only once the table is ACTIVE, so the first write after it lands', async () => {
     // A dynalite that keeps a new table CREATING for 300 ms, as DynamoDB keeps it for seconds:
     // without the wait, the write below fails with ResourceNotFoundException every time.
@@ -155,22 +162,12 @@ describe('createTable', () => {
       region: 'us-east-1',
     });
     try {
-      await createTable(slowClient, {
-        TableName: 'slow',
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      });
+      await createTable(slowClient, SLOW_TABLE);
       await slowClient.send(new PutCommand({ TableName: 'slow', Item: { pk: 'first' } }));
       const read = await slowClient.send(new GetCommand({ TableName: 'slow', Key: { pk: 'first' } }));
       expect(read.Item).toEqual({ pk: 'first' });
       // A second call finds the table there and returns without an error.
-      await createTable(slowClient, {
-        TableName: 'slow',
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      });
+      await createTable(slowClient, SLOW_TABLE);
     } finally {
       slowClient.destroy();
       await new Promise<void>((resolve) => slow.close(() => resolve()));
