@@ -39,6 +39,11 @@ const SUMMARY_PREFIX = 'avg#';
 const SUMMARY_CACHE_MS = 5 * 60_000;
 /** `w#6#08`: Saturday, 8 am port-local. */
 export const weekSk = (dayOfWeek: number, hour: number) => `w#${dayOfWeek}#${String(hour).padStart(2, '0')}`;
+/** Where a bucket's summary lives: its day's summary item and the hour within it. */
+function summaryPlace(bucketSk: string): { sk: string; hour: string } {
+  const [dayOfWeek = '0', hour = '00'] = bucketSk.slice(2).split('#');
+  return { sk: summarySk(Number(dayOfWeek)), hour };
+}
 const laneOf = (c: Pick<RollupContribution, 'direction' | 'mode' | 'lane'>) =>
   `${c.direction}#${c.mode}#${c.lane}`;
 const partKey = (c: RollupContribution) => `${laneOf(c)}|${c.localDate}`;
@@ -143,8 +148,7 @@ export async function loadRollups(
     { pk: string; sk: string; s: Record<string, BucketSummary>; n: number }
   >();
   for (const item of items.values()) {
-    const [dayOfWeek = '0', hour = '00'] = String(item.sk).slice(2).split('#');
-    const sk = summarySk(Number(dayOfWeek));
+    const { sk, hour } = summaryPlace(String(item.sk));
     const summary = summaries.get(`${item.pk}|${sk}`) ?? { pk: String(item.pk), sk, s: {}, n: 1 };
     summary.s[hour] = summarize(item);
     summaries.set(`${item.pk}|${sk}`, summary);
@@ -257,8 +261,8 @@ export function createRollupStore(
   function isListed(portId: string, bucketSk: string): boolean | undefined {
     const cached = summaries.get(portId);
     if (!cached) return undefined;
-    const [dayOfWeek = '0', hour = '00'] = bucketSk.slice(2).split('#');
-    const day = cached.days.get(summarySk(Number(dayOfWeek)));
+    const { sk, hour } = summaryPlace(bucketSk);
+    const day = cached.days.get(sk);
     return (day?.s as Record<string, unknown> | undefined)?.[hour] !== undefined;
   }
 
@@ -272,24 +276,48 @@ export function createRollupStore(
     if (!held || Number(held.n ?? 0) <= Number(item.n ?? 0)) cached.days.set(String(item.sk), item);
   };
 
+  /**
+   * Sets the summaries of some hours of one summary item (`sk`) in one write, each guarded: the
+   * item's map exists and holds no summary of that hour computed from as many writes (`r`) or more.
+   * A refused guard is a ConditionalCheckFailed error.
+   */
+  async function putSummaries(
+    portId: string,
+    sk: string,
+    hours: readonly { hour: string; summary: BucketSummary }[],
+  ): Promise<void> {
+    const names: Record<string, string> = { '#s': 's', '#r': 'r', '#n': 'n' };
+    const values: Record<string, unknown> = { ':one': 1 };
+    const sets: string[] = [];
+    const guards: string[] = [];
+    hours.forEach(({ hour, summary }, i) => {
+      names[`#h${i}`] = hour;
+      values[`:s${i}`] = summary;
+      values[`:r${i}`] = summary.r;
+      sets.push(`#s.#h${i} = :s${i}`);
+      guards.push(`(attribute_not_exists(#s.#h${i}) OR #s.#h${i}.#r < :r${i})`);
+    });
+    const result = await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: portId, sk },
+        UpdateExpression: `SET ${sets.join(', ')} ADD #n :one`,
+        ConditionExpression: ['attribute_exists(#s)', ...guards].join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    remember(portId, result.Attributes);
+  }
+
   /** Puts one bucket's summary into its day's summary item unless a newer one is there. */
   async function writeSummary(portId: string, bucketSk: string, summary: BucketSummary): Promise<void> {
-    const [dayOfWeek = '0', hour = '00'] = bucketSk.slice(2).split('#');
-    const key = { pk: portId, sk: summarySk(Number(dayOfWeek)) };
+    const { sk, hour } = summaryPlace(bucketSk);
+    const key = { pk: portId, sk };
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const result = await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: key,
-            UpdateExpression: 'SET #s.#h = :summary ADD #n :one',
-            ConditionExpression: 'attribute_exists(#s) AND (attribute_not_exists(#s.#h) OR #s.#h.#r < :r)',
-            ExpressionAttributeNames: { '#s': 's', '#h': hour, '#r': 'r', '#n': 'n' },
-            ExpressionAttributeValues: { ':summary': summary, ':r': summary.r, ':one': 1 },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        remember(portId, result.Attributes);
+        await putSummaries(portId, sk, [{ hour, summary }]);
         return;
       } catch (error: unknown) {
         if (!isConditionFailure(error)) throw error;
@@ -324,31 +352,12 @@ export function createRollupStore(
     const [first] = buckets;
     if (!first) return;
     if (buckets.length > 1) {
-      const [dayOfWeek = '0'] = first.bucketSk.slice(2).split('#');
-      const names: Record<string, string> = { '#s': 's', '#r': 'r', '#n': 'n' };
-      const values: Record<string, unknown> = { ':one': 1 };
-      const sets: string[] = [];
-      const guards: string[] = [];
-      buckets.forEach(({ bucketSk, summary }, i) => {
-        names[`#h${i}`] = bucketSk.slice(bucketSk.lastIndexOf('#') + 1);
-        values[`:s${i}`] = summary;
-        values[`:r${i}`] = summary.r;
-        sets.push(`#s.#h${i} = :s${i}`);
-        guards.push(`(attribute_not_exists(#s.#h${i}) OR #s.#h${i}.#r < :r${i})`);
-      });
       try {
-        const result = await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: { pk: portId, sk: summarySk(Number(dayOfWeek)) },
-            UpdateExpression: `SET ${sets.join(', ')} ADD #n :one`,
-            ConditionExpression: ['attribute_exists(#s)', ...guards].join(' AND '),
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-          }),
+        await putSummaries(
+          portId,
+          summaryPlace(first.bucketSk).sk,
+          buckets.map(({ bucketSk, summary }) => ({ hour: summaryPlace(bucketSk).hour, summary })),
         );
-        remember(portId, result.Attributes);
         return;
       } catch (error: unknown) {
         if (!isConditionFailure(error)) throw error;
@@ -427,7 +436,7 @@ export function createRollupStore(
       // By port and day of week: the day's buckets, then their summaries in one write.
       const days = new Map<string, { portId: string; buckets: { sk: string; parts: Map<string, Part> }[] }>();
       for (const { portId, sk, parts } of buckets.values()) {
-        const id = `${portId}\n${sk.slice(0, sk.lastIndexOf('#'))}`;
+        const id = `${portId}\n${summaryPlace(sk).sk}`;
         const day = days.get(id) ?? { portId, buckets: [] };
         day.buckets.push({ sk, parts });
         days.set(id, day);
