@@ -267,13 +267,15 @@ async function storeDocuments(
   runs: readonly SourceRun[],
   pendingAverages: Set<string>,
 ): Promise<void> {
-  const storing = runs.filter((run) => run.document !== null);
+  const storing = runs.filter(
+    (run): run is SourceRun & { document: NonNullable<SourceRun['document']> } => run.document !== null,
+  );
   if (storing.length === 0) return;
   let results: PromiseSettledResult<StoreResult>[];
   try {
     results = await store(
       deps,
-      storing.map((run) => ({ ...(run.document as NonNullable<SourceRun['document']>), health: run.health })),
+      storing.map((run) => ({ ...run.document, health: run.health })),
     );
   } catch (error: unknown) {
     // The shared writes (observations, rollups) failed: every document they carried did.
@@ -286,7 +288,7 @@ async function storeDocuments(
       failed(run, result.reason);
       return;
     }
-    const { parsed, fetchedAt, etag, lastModified } = run.document as NonNullable<SourceRun['document']>;
+    const { parsed, fetchedAt, etag, lastModified } = run.document;
     const stored = result.value;
     const { health, outcome } = run;
     outcome.newObservations = stored.newObservations;

@@ -50,7 +50,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 /** One port's document under each of its names (`portDocumentNames`): one body and hash for all. */
 export function buildPortDocuments(
-  port: { id: string; slug: string },
+  port: { id: string },
   keyOf: (name: string) => string,
   cacheControl: string,
   payload: unknown,
