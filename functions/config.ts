@@ -6,7 +6,7 @@
  * authorizers need no other part of zod, and mini costs them about 25 KB of bundle instead of 90.
  */
 import * as z from 'zod/mini';
-import { BUCKETS, LIMITS, SECRETS, TABLES } from '../infra/manifest.ts';
+import { BUCKETS, LIMITS, SECRETS, TABLES } from './contract.ts';
 import { SITE_ORIGIN } from './core/site.ts';
 
 /**

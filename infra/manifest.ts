@@ -2,27 +2,15 @@
  * The one description of the service's resources, read by the CDK stack (infra/app.ts) and by
  * the local runtime (infra/local/), so the two cannot drift. Plain data: no CDK, no SDK.
  */
+import { INGEST_TIMEOUT_SECONDS, LIMITS } from '../functions/contract.ts';
 import { RETENTION_HOURS } from '../functions/core/model.ts';
 import { PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
 import { SITE_URL } from '../functions/core/site.ts';
 import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
-import { KEY_REQUESTS_PATH, OPENAPI_PATH, VIEW_PATHS } from '../functions/core/view-paths.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH, VIEW_PATHS } from '../functions/core/views/view-paths.ts';
 
-export interface TableSpec {
-  /** Logical name; locally also the physical name. */
-  readonly name: string;
-  readonly partitionKey: string;
-  readonly sortKey?: string;
-  /** Epoch-seconds attribute DynamoDB expires items by (queries filter on it too). */
-  readonly ttlAttribute?: string;
-  /** Environment variable that carries the physical table name to functions. */
-  readonly envVar: string;
-}
-
-export interface BucketSpec {
-  readonly name: string;
-  readonly envVar: string;
-}
+export type { BucketSpec, TableSpec } from '../functions/contract.ts';
+export { BUCKETS, INGEST_TIMEOUT_SECONDS, LIMITS, SECRETS, TABLES } from '../functions/contract.ts';
 
 export interface FunctionSpec {
   readonly name: string;
@@ -74,91 +62,6 @@ export interface ScheduleSpec {
   readonly rateSeconds: number;
   readonly description: string;
 }
-
-export const TABLES = {
-  /** Raw observations, 14 days: pk = port id, sk = h#<UTC hour>, one map entry per reading. */
-  observations: {
-    name: 'observations',
-    partitionKey: 'pk',
-    sortKey: 'sk',
-    ttlAttribute: 'ttl',
-    envVar: 'TABLE_OBSERVATIONS',
-  },
-  /** Latest reading per port lane and latest port state per source. */
-  latest: {
-    name: 'latest',
-    partitionKey: 'pk',
-    sortKey: 'sk',
-    envVar: 'TABLE_LATEST',
-  },
-  /**
-   * Per port and port-local hour of week: per-date sums and histograms, settled totals, averages
-   * summaries; kept past 14 days.
-   */
-  rollups: {
-    name: 'rollups',
-    partitionKey: 'pk',
-    sortKey: 'sk',
-    envVar: 'TABLE_ROLLUPS',
-  },
-  /** Feed health per source: last attempt, success, change, error, validators. */
-  health: {
-    name: 'feed-health',
-    partitionKey: 'pk',
-    envVar: 'TABLE_HEALTH',
-  },
-  /** API keys (hashes only), accounts and key requests. */
-  keys: {
-    name: 'api-keys',
-    partitionKey: 'pk',
-    sortKey: 'sk',
-    envVar: 'TABLE_KEYS',
-  },
-  /** Fixed-window request counters per key and per client IP. */
-  limits: {
-    name: 'rate-limits',
-    partitionKey: 'pk',
-    ttlAttribute: 'ttl',
-    envVar: 'TABLE_LIMITS',
-  },
-  /** MCP Pro alerts: pk = owner (token subject), sk = alert id; recent firings inside. */
-  alerts: {
-    name: 'alerts',
-    partitionKey: 'pk',
-    sortKey: 'sk',
-    envVar: 'TABLE_ALERTS',
-  },
-  /**
-   * Forecasts per port and 15-minute slot until scored (P#port/issuedAt), the track record per port
-   * and target date (S#port/date), finished slots (CYCLE/slot).
-   */
-  forecasts: {
-    name: 'forecasts',
-    partitionKey: 'pk',
-    sortKey: 'sk',
-    ttlAttribute: 'ttl',
-    envVar: 'TABLE_FORECASTS',
-  },
-} as const satisfies Record<string, TableSpec>;
-
-export const BUCKETS = {
-  /** Published JSON views (v1/...), RSS and exports. */
-  data: {
-    name: 'border-waits-data',
-    envVar: 'BUCKET_DATA',
-  },
-  /** The static status site. */
-  site: {
-    name: 'border-waits-site',
-    envVar: 'BUCKET_SITE',
-  },
-} as const satisfies Record<string, BucketSpec>;
-
-/**
- * The ingest function's time limit, which its lease must outlast (functions/handlers/ingest.ts).
- * A constant of its own, so the ingest bundle does not carry the whole FUNCTIONS table.
- */
-export const INGEST_TIMEOUT_SECONDS = 50;
 
 export const FUNCTIONS = {
   ingest: {
@@ -261,18 +164,6 @@ function apiRoutes(): RouteSpec[] {
   ];
 }
 
-/**
- * Default request limits (DESIGN.md section 5). The api function reads the first three from
- * KEY_RATE_LIMIT_PER_MINUTE, PUBLIC_RATE_LIMIT_PER_MINUTE and KEY_REQUESTS_PER_HOUR; the edge
- * limit is the WAF rate rule (the local edge reads EDGE_RATE_LIMIT_PER_MINUTE).
- */
-export const LIMITS = {
-  keyPerMinute: 60,
-  publicPerMinute: 120,
-  keyRequestsPerHour: 5,
-  edgePerMinute: 300,
-} as const;
-
 /** `RateLimit-Policy` of API Gateway's own responses (401 from the authorizer, 5xx): a static header. */
 export const GATEWAY_RATELIMIT_POLICY = /* @__PURE__ */ (() =>
   `"key";q=${LIMITS.keyPerMinute};w=60, "ip";q=${LIMITS.publicPerMinute};w=60`)();
@@ -282,15 +173,6 @@ export const GATEWAY_RATELIMIT_POLICY = /* @__PURE__ */ (() =>
  * secret store is unreachable): the stack's AUTHORIZER_FAILURE response and the local gateway.
  */
 export const AUTHORIZER_RETRY_AFTER_SECONDS = 5;
-
-/**
- * Secrets read at run time (Secrets Manager in AWS, files under DATA_DIR/secrets locally): the
- * name each has locally, and the environment variable that hands its ARN to a function.
- */
-export const SECRETS = {
-  originVerify: { name: 'origin-verify', envVar: 'ORIGIN_VERIFY_SECRET' },
-  webhookSigningKey: { name: 'webhook-signing-key', envVar: 'WEBHOOK_SIGNING_KEY_SECRET' },
-} as const;
 
 /**
  * API Gateway's own answers (gateway responses), as problem+json from the catalogue. `fixedStatus`:

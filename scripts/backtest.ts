@@ -11,7 +11,7 @@ import {
   formatBacktest,
   parseObservationsCsv,
   runBacktest,
-} from '../functions/core/backtest.ts';
+} from '../functions/core/forecast/backtest.ts';
 
 const USAGE = 'usage: npm run backtest -- --input observations.csv [--json]';
 

@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { slugDocumentNames } from '../functions/core/view-paths.ts';
+import { slugDocumentNames } from '../functions/core/views/view-paths.ts';
 import { VIEWER_REQUEST_FILE } from '../infra/edge/load.ts';
 
 const source = readFileSync(VIEWER_REQUEST_FILE, 'utf8');

@@ -1,6 +1,6 @@
 /**
  * The public holidays of the US, Mexico and Canada as `date-holidays` computes them (type
- * `public`): what `npm run holidays` writes into functions/core/holidays-data.ts, and the oracle
+ * `public`): what `npm run holidays` writes into functions/core/forecast/holidays-data.ts, and the oracle
  * its test compares the table with.
  */
 import Holidays from 'date-holidays';

@@ -1,5 +1,5 @@
 /**
- * `npm run holidays`: writes functions/core/holidays-data.ts, the public holidays of the US,
+ * `npm run holidays`: writes functions/core/forecast/holidays-data.ts, the public holidays of the US,
  * Mexico and Canada for the years the forecasts cover, from `date-holidays`. The forecast reads
  * the table instead of the library: the library carries moment-timezone's zone data and an
  * astronomy package (about 900 KB minified), which would be most of the ingest function's bundle.
@@ -40,5 +40,5 @@ const lines = [
   `export const HOLIDAY_DAYS: Readonly<Record<string, Readonly<Record<number, string>>>> = ${JSON.stringify(days)};`,
   '',
 ];
-writeFileSync(new URL('../functions/core/holidays-data.ts', import.meta.url), lines.join('\n'));
-console.log('wrote functions/core/holidays-data.ts');
+writeFileSync(new URL('../functions/core/forecast/holidays-data.ts', import.meta.url), lines.join('\n'));
+console.log('wrote functions/core/forecast/holidays-data.ts');

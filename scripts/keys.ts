@@ -11,8 +11,8 @@
  */
 import { createDocumentClient } from '../functions/adapters/dynamo/client.ts';
 import { createKeyStore } from '../functions/adapters/dynamo/keys.ts';
-import { AccountSchema, printable, printableJson } from '../functions/core/key-requests.ts';
-import { generateKey, newKeyRecord } from '../functions/core/keys.ts';
+import { AccountSchema, printable, printableJson } from '../functions/core/access/key-requests.ts';
+import { generateKey, newKeyRecord } from '../functions/core/access/keys.ts';
 import { attachOrOpenDynamo } from '../infra/local/dynamo.ts';
 import { TABLES } from '../infra/manifest.ts';
 

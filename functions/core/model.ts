@@ -150,6 +150,10 @@ export interface HourlyAverage {
   samples: number;
 }
 
+/** The forecasting methods, each scored in the track record (functions/core/forecast/). */
+export const METHODS = ['model', 'persistence', 'profile'] as const;
+export type Method = (typeof METHODS)[number];
+
 /** Raw observations are kept this long (DESIGN.md section 6): TTL, query filter and API clamp. */
 export const RETENTION_HOURS = 336;
 

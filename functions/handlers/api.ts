@@ -1,13 +1,13 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { LIMITS } from '../../infra/manifest.ts';
 import { createKeyStore } from '../adapters/dynamo/keys.ts';
 import { createLimitStore } from '../adapters/dynamo/limits.ts';
 import { createTelemetry } from '../adapters/powertools/telemetry.ts';
 import { preloadS3 } from '../adapters/s3/sdk.ts';
 import { createStores } from '../adapters/stores.ts';
 import { ApiConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
-import { createReadApi } from '../core/read-api.ts';
+import { LIMITS } from '../contract.ts';
+import { createReadApi } from '../core/api/read-api.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
 import { accessPoliciesOf, createAccess } from '../http/access.ts';
 import { createApiRouter } from '../http/api-router.ts';

@@ -11,12 +11,12 @@
  */
 
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { SECRETS } from '../../infra/manifest.ts';
 import { createDocumentClient } from '../adapters/dynamo/client.ts';
 import { createKeyStore } from '../adapters/dynamo/keys.ts';
 import { createSecretsManagerSource, preloadSecretsManager } from '../adapters/secrets/secrets-manager.ts';
 import { AuthorizerConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
-import { checkKey, type KeyStore } from '../core/keys.ts';
+import { SECRETS } from '../contract.ts';
+import { checkKey, type KeyStore } from '../core/access/keys.ts';
 import type { SecretSource } from '../core/secrets.ts';
 import { createOriginCheck, type OriginCheck, originHeaderOf } from '../http/origin-verify.ts';
 

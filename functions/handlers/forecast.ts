@@ -4,7 +4,7 @@ import { createTelemetry, type TelemetryOptions } from '../adapters/powertools/t
 import { preloadS3 } from '../adapters/s3/sdk.ts';
 import { createStores } from '../adapters/stores.ts';
 import { ForecastConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
-import { type ForecastOutcome, runForecastCycle } from '../core/forecast-cycle.ts';
+import { type ForecastOutcome, runForecastCycle } from '../core/forecast/forecast-cycle.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
 
 /** Kept free at the end of the function's time to finish the ports started and publish. */

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { INGEST_TIMEOUT_SECONDS } from '../../infra/manifest.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLeaseStore } from '../adapters/dynamo/lease.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
@@ -12,9 +11,10 @@ import { createSecretsManagerSource, preloadSecretsManager } from '../adapters/s
 import { createStores } from '../adapters/stores.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
 import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
-import { evaluateAlerts } from '../core/alerts.ts';
-import { runIngestCycle, type SourceOutcome } from '../core/ingest.ts';
-import { withLease } from '../core/lease.ts';
+import { INGEST_TIMEOUT_SECONDS } from '../contract.ts';
+import { evaluateAlerts } from '../core/alerts/alerts.ts';
+import { runIngestCycle, type SourceOutcome } from '../core/ingest/ingest.ts';
+import { withLease } from '../core/ingest/lease.ts';
 import { METRIC_NAMES } from '../core/metrics.ts';
 import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';

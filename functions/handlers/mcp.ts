@@ -9,7 +9,7 @@ import { createExportStore } from '../adapters/s3/exports.ts';
 import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
 import { type McpConfig, McpConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
-import { createReadApi } from '../core/read-api.ts';
+import { createReadApi } from '../core/api/read-api.ts';
 import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
 import { clientIpKey } from '../http/client-ip.ts';

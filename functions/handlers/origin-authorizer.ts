@@ -6,9 +6,9 @@
  */
 
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import { SECRETS } from '../../infra/manifest.ts';
 import { createSecretsManagerSource, preloadSecretsManager } from '../adapters/secrets/secrets-manager.ts';
 import { OriginAuthorizerConfigSchema, parseConfig } from '../config.ts';
+import { SECRETS } from '../contract.ts';
 import type { SecretSource } from '../core/secrets.ts';
 import { createOriginCheck, type OriginCheck, originHeaderOf } from '../http/origin-verify.ts';
 

@@ -6,8 +6,14 @@
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { ApiConfig } from '../config.ts';
-import { checkKey, type KeyStore } from '../core/keys.ts';
-import { consume, type LimitPolicy, type LimitStore, limitHeaders, policyHeader } from '../core/limits.ts';
+import { checkKey, type KeyStore } from '../core/access/keys.ts';
+import {
+  consume,
+  type LimitPolicy,
+  type LimitStore,
+  limitHeaders,
+  policyHeader,
+} from '../core/access/limits.ts';
 import { type Problem, problem } from '../core/problems.ts';
 import type { Clock } from '../core/stores.ts';
 import { clientIpKey } from './client-ip.ts';

@@ -2,11 +2,11 @@
  * The `/api/v1` router on REST v1 proxy events: GET and HEAD only, problem+json for every error.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { API_VIEWS, type ApiView } from '../core/api-views.ts';
+import { API_VIEWS, type ApiView } from '../core/api/api-views.ts';
+import type { ReadApi, ReadResult } from '../core/api/read-api.ts';
 import { problem } from '../core/problems.ts';
-import type { ReadApi, ReadResult } from '../core/read-api.ts';
 import { SITE_URL } from '../core/site.ts';
-import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../core/view-paths.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../core/views/view-paths.ts';
 import type { Access } from './access.ts';
 import { acceptedResponse, type createKeyRequestHandler } from './key-requests.ts';
 import { problemFromError } from './problem.ts';

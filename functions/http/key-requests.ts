@@ -5,7 +5,7 @@
  * applied before this runs (functions/http/access.ts).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { KeyRequestInputSchema, type KeyRequestStore, newKeyRequest } from '../core/key-requests.ts';
+import { KeyRequestInputSchema, type KeyRequestStore, newKeyRequest } from '../core/access/key-requests.ts';
 import { type Problem, problem } from '../core/problems.ts';
 import type { Clock } from '../core/stores.ts';
 import { baseHeaders, header } from './respond.ts';

@@ -1,17 +1,17 @@
 /**
  * The OpenAPI 3.1 document of `/api/v1` and the key-request endpoint, generated from the zod
- * schemas the handlers use: query parameters from core/queries.ts, bodies from core/api-schemas.ts
+ * schemas the handlers use: query parameters from core/views/queries.ts, bodies from core/views/api-schemas.ts
  * (zod 4's `toJSONSchema` emits JSON Schema 2020-12, OAS 3.1's dialect). Served at
  * `/api/v1/openapi.json`; the integration suite validates every response against it.
  */
 import * as z from 'zod';
-import { KeyRequestAcceptedSchema, KeyRequestBodySchema, ProblemSchema } from '../core/api-schemas.ts';
-import { API_VIEWS, type ApiView } from '../core/api-views.ts';
-import type { LimitPolicy } from '../core/limits.ts';
-import { policyHeader } from '../core/limits.ts';
+import type { LimitPolicy } from '../core/access/limits.ts';
+import { policyHeader } from '../core/access/limits.ts';
+import { API_VIEWS, type ApiView } from '../core/api/api-views.ts';
 import { PROBLEM_CONTENT_TYPE, problem } from '../core/problems.ts';
 import { SITE_URL } from '../core/site.ts';
-import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../core/view-paths.ts';
+import { KeyRequestAcceptedSchema, KeyRequestBodySchema, ProblemSchema } from '../core/views/api-schemas.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../core/views/view-paths.ts';
 
 export interface OpenApiOptions {
   key: LimitPolicy;

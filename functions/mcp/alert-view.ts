@@ -1,6 +1,6 @@
 /** An alert as the alert tools (create_alert, list_alerts) show it to its owner. */
 import * as z from 'zod';
-import type { Alert } from '../core/alerts.ts';
+import type { Alert } from '../core/alerts/alerts.ts';
 import { DIRECTIONS, LANES, MODES } from '../core/model.ts';
 
 /** An alert as its owner sees it (never the webhook secret). */

@@ -19,7 +19,7 @@ import {
   type LimitStore,
   limitHeaders,
   policyHeader,
-} from '../core/limits.ts';
+} from '../core/access/limits.ts';
 import type { Clock } from '../core/stores.ts';
 import { type AuthSettings, authGate, protectedResourceMetadata } from './auth.ts';
 import { createMcpServer } from './create-mcp-server.ts';

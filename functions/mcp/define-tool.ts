@@ -25,8 +25,8 @@ import type {
 } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import { InvalidQueryError, NotFoundError } from '../core/errors.ts';
-import { UnknownPortError } from '../core/port-directory.ts';
-import type { PublishedPort } from '../core/views.ts';
+import { UnknownPortError } from '../core/views/port-directory.ts';
+import type { PublishedPort } from '../core/views/views.ts';
 import { planIncludes, type Scope, TIER_OF_SCOPE } from './scopes.ts';
 import { liberal, READ_ONLY, type ToolDeps } from './tool-kit.ts';
 

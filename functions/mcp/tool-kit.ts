@@ -4,11 +4,10 @@
  */
 
 import * as z from 'zod';
-import type { AlertQuota } from '../core/alert-quota.ts';
-import type { AlertStore } from '../core/alerts.ts';
-import { PortSchema, SkillFiguresSchema } from '../core/api-schemas.ts';
-import type { CrossingSearch } from '../core/crossings.ts';
-import type { PortForecastBody } from '../core/forecast-views.ts';
+import type { AlertQuota } from '../core/alerts/alert-quota.ts';
+import type { AlertStore } from '../core/alerts/alerts.ts';
+import type { ReadApi } from '../core/api/read-api.ts';
+import type { PortForecastBody } from '../core/forecast/forecast-views.ts';
 import {
   DIRECTIONS,
   type Direction,
@@ -19,10 +18,11 @@ import {
   type Mode,
   RETENTION_HOURS,
 } from '../core/model.ts';
-import { PortIdSchema } from '../core/queries.ts';
-import type { ReadApi } from '../core/read-api.ts';
 import type { Clock, ExportStore } from '../core/stores.ts';
-import type { Current, PublishedPort } from '../core/views.ts';
+import type { CrossingSearch } from '../core/trips/crossings.ts';
+import { PortSchema, SkillFiguresSchema } from '../core/views/api-schemas.ts';
+import { PortIdSchema } from '../core/views/queries.ts';
+import type { Current, PublishedPort } from '../core/views/views.ts';
 
 export interface ToolDeps {
   readApi: ReadApi;

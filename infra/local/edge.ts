@@ -5,7 +5,12 @@
  * the distribution's custom error response makes it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { consume, type LimitPolicy, type LimitStore, limitHeaders } from '../../functions/core/limits.ts';
+import {
+  consume,
+  type LimitPolicy,
+  type LimitStore,
+  limitHeaders,
+} from '../../functions/core/access/limits.ts';
 import { PROBLEM_CONTENT_TYPE, problem } from '../../functions/core/problems.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';

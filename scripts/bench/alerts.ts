@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAlertStore } from '../../functions/adapters/dynamo/alerts.ts';
 import { createWebhookDelivery } from '../../functions/adapters/webhook/deliver.ts';
-import { type Alert, evaluateAlerts } from '../../functions/core/alerts.ts';
+import { type Alert, evaluateAlerts } from '../../functions/core/alerts/alerts.ts';
 import { startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { TABLES } from '../../infra/manifest.ts';
 import { median } from './_stats.ts';

@@ -8,7 +8,7 @@
  * the measured one, copied over 28 days (a full window).
  */
 import { availableParallelism, loadavg } from 'node:os';
-import { PORTS } from '../../functions/core/catalogue.ts';
+import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
 import {
   type IssuedPort,
   issuePort,
@@ -17,14 +17,8 @@ import {
   laneKeyOf,
   profileFromAverages,
   SLOT_MS,
-} from '../../functions/core/forecast.ts';
-import { portForecastBody, skillSummaryBody } from '../../functions/core/forecast-views.ts';
-import type { HourlyAverage, Observation } from '../../functions/core/model.ts';
-import {
-  averagesFromContributions,
-  contributionsOfDay,
-  localBucketOf,
-} from '../../functions/core/rollups.ts';
+} from '../../functions/core/forecast/forecast.ts';
+import { portForecastBody, skillSummaryBody } from '../../functions/core/forecast/forecast-views.ts';
 import {
   championOf,
   dueTargets,
@@ -33,7 +27,13 @@ import {
   quantilesFrom,
   RECORD_DAYS,
   scoreTargets,
-} from '../../functions/core/skill.ts';
+} from '../../functions/core/forecast/skill.ts';
+import {
+  averagesFromContributions,
+  contributionsOfDay,
+  localBucketOf,
+} from '../../functions/core/history/rollups.ts';
+import type { HourlyAverage, Observation } from '../../functions/core/model.ts';
 import { observationsSeen } from '../../infra/local/simulator/model.ts';
 import { median, percentile, timeRuns } from './_stats.ts';
 

@@ -26,12 +26,16 @@ import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
 import { createHttpFeedSource } from '../../functions/adapters/http-feed/source.ts';
 import { createStores } from '../../functions/adapters/stores.ts';
 import { parseConfig, StoreConfigSchema, storeSettingsOf } from '../../functions/config.ts';
-import { PORTS } from '../../functions/core/catalogue.ts';
-import { runIngestCycle } from '../../functions/core/ingest.ts';
+import { createReadApi } from '../../functions/core/api/read-api.ts';
+import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
+import {
+  contributionsOfDay,
+  localBucketOf,
+  type RollupContribution,
+} from '../../functions/core/history/rollups.ts';
+import { runIngestCycle } from '../../functions/core/ingest/ingest.ts';
 import type { Observation } from '../../functions/core/model.ts';
-import { MAX_OBSERVATIONS } from '../../functions/core/queries.ts';
-import { createReadApi } from '../../functions/core/read-api.ts';
-import { contributionsOfDay, localBucketOf, type RollupContribution } from '../../functions/core/rollups.ts';
+import { MAX_OBSERVATIONS } from '../../functions/core/views/queries.ts';
 import { isAutomated, observationsSeen } from '../../infra/local/simulator/model.ts';
 import { startSimulator } from '../../infra/local/simulator/server.ts';
 import { RETENTION_HOURS, TABLES } from '../../infra/manifest.ts';

@@ -5,7 +5,7 @@
  * fault can leave a usable part of a document, as a truncated CSV does) change the faulted
  * source's lanes at all.
  */
-import type { SourceOutcome } from '../../functions/core/ingest.ts';
+import type { SourceOutcome } from '../../functions/core/ingest/ingest.ts';
 import type { Fault, SimulatedFeed } from '../../infra/local/simulator/server.ts';
 
 export interface ScheduledFault {

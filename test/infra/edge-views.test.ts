@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { API_VIEWS, type ApiView } from '../../functions/core/api-views.ts';
-import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../../functions/core/view-paths.ts';
+import { API_VIEWS, type ApiView } from '../../functions/core/api/api-views.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../../functions/core/views/view-paths.ts';
 import { loadViewerRequest, toCfRequest, VIEWER_REQUEST_FILE } from '../../infra/edge/load.ts';
 
 const run = loadViewerRequest();

@@ -7,8 +7,8 @@ import vm from 'node:vm';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PORTS } from '../../functions/core/catalogue.ts';
-import { slugDocumentNames } from '../../functions/core/view-paths.ts';
+import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
+import { slugDocumentNames } from '../../functions/core/views/view-paths.ts';
 import {
   type EdgeOutcome,
   loadViewerRequest,

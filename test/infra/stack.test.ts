@@ -4,7 +4,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { METRIC_NAMES, METRICS_NAMESPACE } from '../../functions/core/metrics.ts';
-import { VIEW_PATHS } from '../../functions/core/view-paths.ts';
+import { VIEW_PATHS } from '../../functions/core/views/view-paths.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
 import {
   AUTHORIZER_RETRY_AFTER_SECONDS,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAlertStore } from '../../functions/adapters/dynamo/alerts.ts';
 import { createWebhookDelivery } from '../../functions/adapters/webhook/deliver.ts';
-import { type Alert, type AlertStore, evaluateAlerts } from '../../functions/core/alerts.ts';
+import { type Alert, type AlertStore, evaluateAlerts } from '../../functions/core/alerts/alerts.ts';
 import type { LatestReading } from '../../functions/core/model.ts';
 import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { TABLES } from '../../infra/manifest.ts';

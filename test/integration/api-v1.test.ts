@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PORTS } from '../../functions/core/catalogue.ts';
+import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
 import { DIRECTIONS, FRESHNESS, LANE_STATUSES, LANES, MODES, SOURCES } from '../../functions/core/model.ts';
 import { withContract } from './contract.ts';
 import { issueKey } from './keys.ts';

@@ -5,8 +5,8 @@
  * track record and documents of a clean run.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PortForecastBody } from '../../functions/core/forecast-views.ts';
-import type { SkillDay } from '../../functions/core/skill.ts';
+import type { PortForecastBody } from '../../functions/core/forecast/forecast-views.ts';
+import type { SkillDay } from '../../functions/core/forecast/skill.ts';
 import { FORECAST_KEYS, type ForecastFault, startForecastWorld } from './forecast-world.ts';
 
 const PORTS = ['250401', '090101', 'cbsa-north-portal'];

@@ -6,13 +6,13 @@
  */
 import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
 import { createHttpFeedSource } from '../../functions/adapters/http-feed/source.ts';
-import { type ForecastStore, runForecastCycle } from '../../functions/core/forecast-cycle.ts';
-import { runIngestCycle } from '../../functions/core/ingest.ts';
+import { type ForecastStore, runForecastCycle } from '../../functions/core/forecast/forecast-cycle.ts';
+import type { SkillDay } from '../../functions/core/forecast/skill.ts';
+import { contributionsOfDay, localBucketOf } from '../../functions/core/history/rollups.ts';
+import { runIngestCycle } from '../../functions/core/ingest/ingest.ts';
 import type { Observation, Port } from '../../functions/core/model.ts';
-import { contributionsOfDay, localBucketOf } from '../../functions/core/rollups.ts';
-import type { SkillDay } from '../../functions/core/skill.ts';
 import type { DocumentStore } from '../../functions/core/stores.ts';
-import { DOCUMENT_KEYS } from '../../functions/core/view-paths.ts';
+import { DOCUMENT_KEYS } from '../../functions/core/views/view-paths.ts';
 import { observationsSeen } from '../../infra/local/simulator/model.ts';
 import { TABLES } from '../../infra/manifest.ts';
 import { startWorld, type World } from './history-world.ts';

@@ -4,7 +4,7 @@
  * of one clean run (and of the reference computed from the simulator's model).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getPort } from '../../functions/core/catalogue.ts';
+import { getPort } from '../../functions/core/catalogue/catalogue.ts';
 import type { HourlyAverage } from '../../functions/core/model.ts';
 import {
   type CycleFault,

@@ -20,7 +20,7 @@ import { migrateHistory } from '../../functions/adapters/dynamo/migrate.ts';
 import { createHttpFeedSource } from '../../functions/adapters/http-feed/source.ts';
 import { createStores } from '../../functions/adapters/stores.ts';
 import { parseConfig, StoreConfigSchema, storeSettingsOf } from '../../functions/config.ts';
-import { type IngestDeps, runIngestCycle } from '../../functions/core/ingest.ts';
+import { type IngestDeps, runIngestCycle } from '../../functions/core/ingest/ingest.ts';
 import type { HourlyAverage, Observation } from '../../functions/core/model.ts';
 import type { ObservationStore } from '../../functions/core/stores.ts';
 import { startDynamoOwner } from '../../infra/local/dynamo.ts';

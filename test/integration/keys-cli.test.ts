@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasControlCharacters } from '../../functions/core/key-requests.ts';
+import { hasControlCharacters } from '../../functions/core/access/key-requests.ts';
 import { withContract } from './contract.ts';
 import { keyStoreOf } from './keys.ts';
 import { startStack, type TestStack } from './stack.ts';

@@ -1,7 +1,7 @@
 /** Issues and revokes keys straight in the running stack's key table (as `npm run keys` does). */
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
 import { createKeyStore } from '../../functions/adapters/dynamo/keys.ts';
-import { type ApiKeyRecord, generateKey, newKeyRecord } from '../../functions/core/keys.ts';
+import { type ApiKeyRecord, generateKey, newKeyRecord } from '../../functions/core/access/keys.ts';
 import { TABLES } from '../../infra/manifest.ts';
 import type { TestStack } from './stack.ts';
 

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
 import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
-import { getPort } from '../../functions/core/catalogue.ts';
-import type { PortForecastBody } from '../../functions/core/forecast-views.ts';
+import { getPort } from '../../functions/core/catalogue/catalogue.ts';
+import type { PortForecastBody } from '../../functions/core/forecast/forecast-views.ts';
+import { contributionsOfDay, localBucketOf } from '../../functions/core/history/rollups.ts';
 import type { Observation } from '../../functions/core/model.ts';
-import { contributionsOfDay, localBucketOf } from '../../functions/core/rollups.ts';
 import { observationsSeen } from '../../infra/local/simulator/model.ts';
 import { TABLES } from '../../infra/manifest.ts';
 import { callTool } from './mcp-support.ts';

@@ -4,7 +4,7 @@
  * An unreachable counter store does not take the tools down (fail open, as the API).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ALERTS_PER_OWNER } from '../../functions/core/alerts.ts';
+import { MAX_ALERTS_PER_OWNER } from '../../functions/core/alerts/alerts.ts';
 import { callTool, structured, tokenFor } from './mcp-support.ts';
 import { startStack, type TestStack } from './stack.ts';
 

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStores, type Stores } from '../../functions/adapters/stores.ts';
 import { parseConfig, StoreConfigSchema, storeSettingsOf } from '../../functions/config.ts';
-import { PORTS } from '../../functions/core/catalogue.ts';
+import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
 import type { Observation } from '../../functions/core/model.ts';
-import { MAX_OBSERVATIONS } from '../../functions/core/queries.ts';
+import { MAX_OBSERVATIONS } from '../../functions/core/views/queries.ts';
 import { RETENTION_HOURS } from '../../infra/manifest.ts';
 import { callTool, structured, tokenFor } from './mcp-support.ts';
 import { startStack, type TestStack } from './stack.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_VIEWS } from '../../functions/core/api-views.ts';
+import { API_VIEWS } from '../../functions/core/api/api-views.ts';
 import { ROUTES } from '../../infra/manifest.ts';
 import { type Contract, withContract } from './contract.ts';
 import { issueKey, revokeKey } from './keys.ts';

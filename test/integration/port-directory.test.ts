@@ -9,16 +9,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentStore } from '../../functions/adapters/s3/documents.ts';
 import { createLazyS3 } from '../../functions/adapters/s3/sdk.ts';
-import { PORTS } from '../../functions/core/catalogue.ts';
+import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
+import type { DocumentStore } from '../../functions/core/stores.ts';
 import {
   createPortDirectory,
   PORTS_RECHECK_MS,
   PORTS_TTL_MS,
   UnknownPortError,
-} from '../../functions/core/port-directory.ts';
-import type { DocumentStore } from '../../functions/core/stores.ts';
-import { DOCUMENT_KEYS } from '../../functions/core/view-paths.ts';
-import type { PublishedPort } from '../../functions/core/views.ts';
+} from '../../functions/core/views/port-directory.ts';
+import { DOCUMENT_KEYS } from '../../functions/core/views/view-paths.ts';
+import type { PublishedPort } from '../../functions/core/views/views.ts';
 import { type LocalS3, startS3 } from '../../infra/local/s3.ts';
 import { BUCKETS } from '../../infra/manifest.ts';
 

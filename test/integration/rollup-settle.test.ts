@@ -9,7 +9,11 @@ import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
-import { type RollupContribution, SETTLE_AFTER_DAYS, settledBefore } from '../../functions/core/rollups.ts';
+import {
+  type RollupContribution,
+  SETTLE_AFTER_DAYS,
+  settledBefore,
+} from '../../functions/core/history/rollups.ts';
 import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { TABLES } from '../../infra/manifest.ts';
 

@@ -88,9 +88,20 @@ function importsOf(source: string): ImportRef[] {
   return refs;
 }
 
-type Layer = 'core' | 'adapters' | 'http' | 'mcp' | 'handlers' | 'config' | 'infra-local' | 'infra' | 'other';
+type Layer =
+  | 'core'
+  | 'adapters'
+  | 'http'
+  | 'mcp'
+  | 'handlers'
+  | 'config'
+  | 'contract'
+  | 'infra-local'
+  | 'infra'
+  | 'other';
 
 function layerOf(file: string): Layer {
+  if (file === 'functions/contract.ts') return 'contract';
   if (file.startsWith('functions/core/')) return 'core';
   if (file.startsWith('functions/adapters/')) return 'adapters';
   if (file.startsWith('functions/http/')) return 'http';
@@ -116,15 +127,67 @@ const CORE_FORBIDDEN_PACKAGES = [
 /** Which layers each layer may import from (by relative path). */
 const ALLOWED_TARGETS: Record<Layer, readonly Layer[]> = {
   core: ['core'],
-  adapters: ['core', 'adapters'],
-  http: ['core', 'http', 'config'],
-  mcp: ['core', 'mcp'],
-  config: ['core', 'infra'],
-  handlers: ['core', 'adapters', 'http', 'mcp', 'config', 'handlers', 'infra'],
-  infra: ['core', 'adapters', 'http', 'mcp', 'config', 'handlers', 'infra', 'other'],
-  'infra-local': ['core', 'adapters', 'http', 'mcp', 'config', 'handlers', 'infra', 'infra-local', 'other'],
-  other: ['core', 'adapters', 'http', 'mcp', 'config', 'handlers', 'infra', 'infra-local', 'other'],
+  contract: [],
+  adapters: ['core', 'adapters', 'contract'],
+  http: ['core', 'http', 'config', 'contract'],
+  mcp: ['core', 'mcp', 'contract'],
+  config: ['core', 'contract'],
+  handlers: ['core', 'adapters', 'http', 'mcp', 'config', 'contract', 'handlers'],
+  infra: ['core', 'adapters', 'http', 'mcp', 'config', 'contract', 'handlers', 'infra', 'other'],
+  'infra-local': [
+    'core',
+    'adapters',
+    'http',
+    'mcp',
+    'config',
+    'contract',
+    'handlers',
+    'infra',
+    'infra-local',
+    'other',
+  ],
+  other: [
+    'core',
+    'adapters',
+    'http',
+    'mcp',
+    'config',
+    'contract',
+    'handlers',
+    'infra',
+    'infra-local',
+    'other',
+  ],
 };
+
+/**
+ * The core's capabilities (one folder each under functions/core/) and the only other capabilities
+ * each may import. Every capability may import the kernel (the files directly in functions/core/);
+ * the kernel imports no capability. The graph is acyclic (a test below checks), so a newcomer can
+ * read the core from the bottom up: catalogue, access and history first, ingest last.
+ */
+const CAPABILITY_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
+  catalogue: [],
+  access: [],
+  history: [],
+  feeds: ['catalogue'],
+  views: ['catalogue', 'access'],
+  forecast: ['catalogue', 'history', 'views'],
+  alerts: ['catalogue', 'views'],
+  trips: ['views'],
+  api: ['catalogue', 'views', 'forecast'],
+  ingest: ['catalogue', 'feeds', 'history', 'views', 'forecast', 'alerts'],
+};
+
+/** The most files the kernel (directly in functions/core/) may hold. */
+const KERNEL_MAX_FILES = 10;
+
+/** `functions/core/forecast/skill.ts` -> `forecast`; a kernel file -> `kernel`; outside the core -> null. */
+function capabilityOf(file: string): string | null {
+  if (!file.startsWith('functions/core/')) return null;
+  const parts = file.slice('functions/core/'.length).split('/');
+  return parts.length === 1 ? 'kernel' : (parts[0] as string);
+}
 
 interface Manifest {
   dependencies: Record<string, string>;
@@ -149,6 +212,17 @@ function violations(file: string, source: string, manifest: Manifest): string[] 
       const targetLayer = layerOf(target);
       if (!ALLOWED_TARGETS[layer].includes(targetLayer)) {
         out.push(`${at(ref)}: ${layer} must not depend on ${targetLayer}`);
+      }
+      const from = capabilityOf(file);
+      const to = capabilityOf(target);
+      if (from && to && to !== 'kernel' && from !== to) {
+        if (from === 'kernel') {
+          out.push(`${at(ref)}: the kernel must not depend on a capability (${to})`);
+        } else if (!(CAPABILITY_DEPENDENCIES[from] ?? []).includes(to)) {
+          out.push(
+            `${at(ref)}: capability ${from} must not depend on ${to} (CAPABILITY_DEPENDENCIES lists what it may use)`,
+          );
+        }
       }
       if (layer === 'mcp' && file.startsWith('functions/mcp/tools/') && targetLayer === 'adapters') {
         out.push(`${at(ref)}: MCP tools use the core's interfaces, never an adapter`);
@@ -255,6 +329,22 @@ describe('architecture', () => {
     );
   });
 
+  it('lists every capability folder, and the capabilities depend on each other without a cycle', () => {
+    const folders = readdirSync(join(ROOT, 'functions/core'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+    expect(folders).toEqual(Object.keys(CAPABILITY_DEPENDENCIES).sort());
+    const graph = new Map(Object.entries(CAPABILITY_DEPENDENCIES).map(([cap, deps]) => [cap, [...deps]]));
+    expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  it(`keeps at most ${KERNEL_MAX_FILES} files in the kernel, the rest in at least 6 capability folders`, () => {
+    const kernel = files.filter((file) => capabilityOf(file) === 'kernel');
+    expect(kernel.length).toBeLessThanOrEqual(KERNEL_MAX_FILES);
+    expect(Object.keys(CAPABILITY_DEPENDENCIES).length).toBeGreaterThanOrEqual(6);
+  });
+
   it('has no import cycle in functions/', () => {
     const graph = new Map<string, string[]>();
     for (const file of files.filter((f) => f.startsWith('functions/'))) {
@@ -321,6 +411,36 @@ describe('architecture', () => {
         'functions/mcp/tools/planted.ts',
         "import { type ExportStore } from '../../adapters/s3/exports.ts';",
         /never an adapter/,
+      ],
+      [
+        'the deployment code in a handler',
+        'functions/handlers/planted.ts',
+        "import { LIMITS } from '../../infra/manifest.ts';",
+        /handlers must not depend on infra/,
+      ],
+      [
+        'the deployment code in config.ts',
+        'functions/config.ts',
+        "import { TABLES } from '../infra/manifest.ts';",
+        /config must not depend on infra/,
+      ],
+      [
+        'a capability the dependency list does not give it',
+        'functions/core/catalogue/planted.ts',
+        "import { PORTS_KEY } from '../views/view-paths.ts';",
+        /capability catalogue must not depend on views/,
+      ],
+      [
+        'a capability that depends on one above it, as a type',
+        'functions/core/views/planted.ts',
+        "import type { IngestDeps } from '../ingest/ingest.ts';",
+        /capability views must not depend on ingest/,
+      ],
+      [
+        'a capability in the kernel',
+        'functions/core/planted.ts',
+        "import { PORTS } from './catalogue/catalogue.ts';",
+        /the kernel must not depend on a capability/,
       ],
       [
         'the local runtime in a handler',

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AlertQuota } from '../../core/alert-quota.ts';
+import type { AlertQuota } from '../../core/alerts/alert-quota.ts';
 import { isConditionFailure } from './client.ts';
 
 /**

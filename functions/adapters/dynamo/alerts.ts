@@ -5,7 +5,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { type Alert, type AlertStore, MAX_FIRINGS_KEPT } from '../../core/alerts.ts';
+import { type Alert, type AlertStore, MAX_FIRINGS_KEPT } from '../../core/alerts/alerts.ts';
 import { isConditionFailure } from './client.ts';
 import { queryAll, scanAll } from './paging.ts';
 

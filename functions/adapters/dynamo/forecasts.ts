@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { IssuedPort } from '../../core/forecast.ts';
-import type { ForecastStore, SkillWindow } from '../../core/forecast-cycle.ts';
-import { RECORD_DAYS, type SkillDay } from '../../core/skill.ts';
+import type { IssuedPort } from '../../core/forecast/forecast.ts';
+import type { ForecastStore, SkillWindow } from '../../core/forecast/forecast-cycle.ts';
+import { RECORD_DAYS, type SkillDay } from '../../core/forecast/skill.ts';
 import { batchGet } from './batch.ts';
 import { isConditionFailure } from './client.ts';
 import { queryAll } from './paging.ts';

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { KeyRequest, KeyRequestStore } from '../../core/key-requests.ts';
-import type { ApiKeyRecord, KeyStore } from '../../core/keys.ts';
+import type { KeyRequest, KeyRequestStore } from '../../core/access/key-requests.ts';
+import type { ApiKeyRecord, KeyStore } from '../../core/access/keys.ts';
 import { scanAll } from './paging.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { LeaseStore } from '../../core/lease.ts';
+import type { LeaseStore } from '../../core/ingest/lease.ts';
 import { isConditionFailure } from './client.ts';
 
 /**

@@ -1,6 +1,5 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
-import type { Direction, Lane, Mode } from '../../core/model.ts';
 import {
   averagesFromContributions,
   type Histogram,
@@ -8,7 +7,8 @@ import {
   type RollupContribution,
   type RollupStore,
   settledBefore,
-} from '../../core/rollups.ts';
+} from '../../core/history/rollups.ts';
+import type { Direction, Lane, Mode } from '../../core/model.ts';
 import { batchPut } from './batch.ts';
 import { isConditionFailure } from './client.ts';
 import { queryAll } from './paging.ts';

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { LimitStore } from '../../core/limits.ts';
+import type { LimitStore } from '../../core/access/limits.ts';
 
 /**
  * Fixed-window counters: `pk = <subject>#<windowStart>` (e.g. `KEY#key_abc#1763496600`,

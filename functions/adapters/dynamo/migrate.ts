@@ -6,8 +6,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
+import { mergeHistograms } from '../../core/history/rollups.ts';
 import type { Observation } from '../../core/model.ts';
-import { mergeHistograms } from '../../core/rollups.ts';
 import { chunks, isConditionFailure } from './client.ts';
 import { createObservationStore } from './observations.ts';
 import { scanPages } from './paging.ts';

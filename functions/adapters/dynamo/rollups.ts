@@ -1,6 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
-import type { Direction, HourlyAverage, Lane, Mode } from '../../core/model.ts';
 import {
   compareAverages,
   type Histogram,
@@ -9,7 +8,8 @@ import {
   type RollupContribution,
   type RollupStore,
   settledBefore,
-} from '../../core/rollups.ts';
+} from '../../core/history/rollups.ts';
+import type { Direction, HourlyAverage, Lane, Mode } from '../../core/model.ts';
 import { batchPut } from './batch.ts';
 import { isConditionFailure } from './client.ts';
 import { queryAll, queryPages } from './paging.ts';

@@ -17,8 +17,8 @@ import {
   type AlertFiring,
   type DeliveryAttempt,
   webhookSecretOf,
-} from '../../core/alerts.ts';
-import { addressProblem, isIpLiteral, webhookUrlProblem } from '../../core/webhook-target.ts';
+} from '../../core/alerts/alerts.ts';
+import { addressProblem, isIpLiteral, webhookUrlProblem } from '../../core/alerts/webhook-target.ts';
 
 export const SIGNATURE_HEADER = 'webhook-signature';
 

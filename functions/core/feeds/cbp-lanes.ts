@@ -7,7 +7,7 @@
  *
  * "Quirk n" refers to the checklist in `shared/reference/feeds.md` section 6.
  */
-import { getPort } from '../catalogue.ts';
+import { getPort } from '../catalogue/catalogue.ts';
 import { FeedFormatError } from '../errors.ts';
 import type {
   Border,

@@ -3,7 +3,7 @@
  * Canada-bound waits (`into-canada`). Format and quirks: `shared/reference/feeds.md` sections 4
  * and 6 (items 11-12).
  */
-import { findPortByCbsaOffice, slugify } from '../catalogue.ts';
+import { findPortByCbsaOffice, slugify } from '../catalogue/catalogue.ts';
 import { FeedFormatError } from '../errors.ts';
 import type { Direction, LaneStatus, Mode, ParsedFeed, PortSnapshot, Reading, Reject } from '../model.ts';
 import { fixedOffsetToUtc, toIsoSeconds, ZONE_ABBREVIATION_OFFSETS } from '../time.ts';

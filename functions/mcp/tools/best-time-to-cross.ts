@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { ForecastPointSchema, HourlyAverageSchema } from '../../core/api-schemas.ts';
-import { bestTimes } from '../../core/crossings.ts';
-import { findLane } from '../../core/forecast-query.ts';
+import { findLane } from '../../core/forecast/forecast-query.ts';
 import type { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
 import { utcToZoned, zonedToUtc } from '../../core/time.ts';
+import { bestTimes } from '../../core/trips/crossings.ts';
+import { ForecastPointSchema, HourlyAverageSchema } from '../../core/views/api-schemas.ts';
 import { defineTool, requireDirection } from '../define-tool.ts';
 import {
   loadAverages,

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { ForecastPointSchema, LaneWaitSchema, PortSchema } from '../../core/api-schemas.ts';
-import { compareCrossings, searchCrossings } from '../../core/crossings.ts';
-import { type ForecastAt, findLane, laneForecastAt } from '../../core/forecast-query.ts';
+import { type ForecastAt, findLane, laneForecastAt } from '../../core/forecast/forecast-query.ts';
 import { BORDERS, DIRECTIONS, LANES, MODES } from '../../core/model.ts';
-import { PortIdSchema } from '../../core/queries.ts';
-import type { PublishedPort } from '../../core/views.ts';
+import { compareCrossings, searchCrossings } from '../../core/trips/crossings.ts';
+import { ForecastPointSchema, LaneWaitSchema, PortSchema } from '../../core/views/api-schemas.ts';
+import { PortIdSchema } from '../../core/views/queries.ts';
+import type { PublishedPort } from '../../core/views/views.ts';
 import { defineTool, ToolError } from '../define-tool.ts';
 import { loadCurrent, loadForecast, nearOf, SkillSchema, type ToolDeps } from '../tool-kit.ts';
 

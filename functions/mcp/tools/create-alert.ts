@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { type Alert, MAX_ALERTS_PER_OWNER, webhookSecretOf } from '../../core/alerts.ts';
-import { webhookUrlProblem } from '../../core/webhook-target.ts';
+import { type Alert, MAX_ALERTS_PER_OWNER, webhookSecretOf } from '../../core/alerts/alerts.ts';
+import { webhookUrlProblem } from '../../core/alerts/webhook-target.ts';
 import { AlertViewSchema, alertView } from '../alert-view.ts';
 import { defineTool, requireDirection, ToolError } from '../define-tool.ts';
 import { PortLaneInputSchema } from '../tool-kit.ts';

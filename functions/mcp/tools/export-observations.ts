@@ -7,8 +7,8 @@ import {
   type Observation,
   RETENTION_HOURS,
 } from '../../core/model.ts';
-import { PortIdSchema } from '../../core/queries.ts';
 import { EXPORTS_PREFIX } from '../../core/stores.ts';
+import { PortIdSchema } from '../../core/views/queries.ts';
 import { defineTool, ToolError } from '../define-tool.ts';
 import { lookBackHours } from '../tool-kit.ts';
 

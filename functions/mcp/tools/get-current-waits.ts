@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { LaneWaitSchema, ThresholdsSchema } from '../../core/api-schemas.ts';
-import { refreshLane } from '../../core/crossings.ts';
 import { FRESHNESS_POLICY } from '../../core/freshness.ts';
-import { ObservationsQuerySchema } from '../../core/queries.ts';
+import { refreshLane } from '../../core/trips/crossings.ts';
+import { LaneWaitSchema, ThresholdsSchema } from '../../core/views/api-schemas.ts';
+import { ObservationsQuerySchema } from '../../core/views/queries.ts';
 import { defineTool } from '../define-tool.ts';
 import { closed, laneFilter, loadCurrent, PortAnswerSchema, portAnswer } from '../tool-kit.ts';
 

@@ -1,7 +1,11 @@
 import * as z from 'zod';
-import { HourlyAverageSchema, ObservationSchema, ObservationsBodySchema } from '../../core/api-schemas.ts';
 import { RETENTION_HOURS } from '../../core/model.ts';
-import { ObservationsQuerySchema } from '../../core/queries.ts';
+import {
+  HourlyAverageSchema,
+  ObservationSchema,
+  ObservationsBodySchema,
+} from '../../core/views/api-schemas.ts';
+import { ObservationsQuerySchema } from '../../core/views/queries.ts';
 import { defineTool } from '../define-tool.ts';
 import {
   closed,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { GeoPointSchema, PortSchema } from '../../core/api-schemas.ts';
-import { searchCrossings } from '../../core/crossings.ts';
-import { PortsQuerySchema } from '../../core/queries.ts';
+import { searchCrossings } from '../../core/trips/crossings.ts';
+import { GeoPointSchema, PortSchema } from '../../core/views/api-schemas.ts';
+import { PortsQuerySchema } from '../../core/views/queries.ts';
 import { defineTool } from '../define-tool.ts';
 import { closed, nearOf } from '../tool-kit.ts';
 

@@ -13,7 +13,7 @@
  * (`not-reported`).
  */
 
-import { PORTS } from '../../../functions/core/catalogue.ts';
+import { PORTS } from '../../../functions/core/catalogue/catalogue.ts';
 import type { Direction, Lane, LaneStatus, Mode, Port, Reading } from '../../../functions/core/model.ts';
 import { toIsoSeconds, utcToZoned } from '../../../functions/core/time.ts';
 

@@ -1,5 +1,5 @@
 /** Small helpers shared by the browser scripts (bundled by Astro, no framework). */
-import type { Current, LaneWait, PublishedPort } from '../../../functions/core/views';
+import type { Current, LaneWait, PublishedPort } from '../../../functions/core/views/views';
 import type { Strings } from '../i18n';
 
 export type { LaneWait };

@@ -19,8 +19,8 @@ import {
   type ResolvedAddress,
   signPayload,
 } from '../../../functions/adapters/webhook/deliver.ts';
-import { type Alert, type AlertFiring, webhookSecretOf } from '../../../functions/core/alerts.ts';
-import { addressProblem } from '../../../functions/core/webhook-target.ts';
+import { type Alert, type AlertFiring, webhookSecretOf } from '../../../functions/core/alerts/alerts.ts';
+import { addressProblem } from '../../../functions/core/alerts/webhook-target.ts';
 
 const signingKey = 'a-test-signing-key-of-at-least-32-characters';
 const firing: AlertFiring = {

@@ -1,5 +1,5 @@
 /**
- * The view table (core/api-views.ts) is the one list of read views: the router answers each of its
+ * The view table (core/api/api-views.ts) is the one list of read views: the router answers each of its
  * paths through the row's use case and query schema, the OpenAPI document describes each row and
  * nothing else under /api/v1, and the manifest routes each one (static exactly where the CDN has a
  * document). The edge's agreement is checked in test/infra/edge-views.test.ts.
@@ -7,10 +7,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { ApiConfigSchema, parseConfig } from '../../../functions/config.ts';
-import { API_VIEWS } from '../../../functions/core/api-views.ts';
+import { API_VIEWS } from '../../../functions/core/api/api-views.ts';
+import { createReadApi } from '../../../functions/core/api/read-api.ts';
 import type { PublishedDocument } from '../../../functions/core/model.ts';
-import { createReadApi } from '../../../functions/core/read-api.ts';
-import { DOCUMENT_KEYS, OPENAPI_PATH } from '../../../functions/core/view-paths.ts';
+import { DOCUMENT_KEYS, OPENAPI_PATH } from '../../../functions/core/views/view-paths.ts';
 import { accessPoliciesOf } from '../../../functions/http/access.ts';
 import { createApiRouter } from '../../../functions/http/api-router.ts';
 import { buildOpenApi } from '../../../functions/http/openapi.ts';

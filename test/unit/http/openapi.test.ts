@@ -5,7 +5,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { ApiConfigSchema, parseConfig } from '../../../functions/config.ts';
-import { createReadApi } from '../../../functions/core/read-api.ts';
+import { createReadApi } from '../../../functions/core/api/read-api.ts';
 import { accessPoliciesOf } from '../../../functions/http/access.ts';
 import { createApiRouter } from '../../../functions/http/api-router.ts';
 import { buildOpenApi } from '../../../functions/http/openapi.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getPort, PORTS } from '../../../functions/core/catalogue.ts';
+import { getPort, PORTS } from '../../../functions/core/catalogue/catalogue.ts';
 import { FeedFormatError } from '../../../functions/core/errors.ts';
 import { parseCbpJson, parseCbpXml, parseCbsaCsv } from '../../../functions/core/feeds/index.ts';
 import type { LaneStatus, ParsedFeed, Port, Reading } from '../../../functions/core/model.ts';

@@ -1,0 +1,385 @@
+/**
+ * Backtest: replays an observations export (the CSV `export_observations` writes) in time order,
+ * issuing forecasts every 15-minute slot exactly as the service does (same forecaster, same
+ * champion rule on the same rolling record, same scoring), and sums up how they did.
+ * Pure: the CLI (`npm run backtest`) and the tests call it.
+ */
+import { getPort } from '../catalogue/catalogue.ts';
+import { medianOf } from '../history/rollups.ts';
+import { type Border, DIRECTIONS, LANES, MODES, OBSERVATION_CSV_COLUMNS } from '../model.ts';
+import {
+  HORIZONS_MINUTES,
+  type IssuedPort,
+  issuePort,
+  type LaneId,
+  type LaneProfile,
+  type LaneReading,
+  laneKeyOf,
+  localSlotOf,
+  PROFILE_MIN_SAMPLES,
+  SLOT_MS,
+} from './forecast.ts';
+import {
+  addRecord,
+  championOf,
+  figuresOf,
+  mergeRecords,
+  type PortRecord,
+  quantilesFrom,
+  RECORD_DAYS,
+  SCORE_DELAY_MS,
+  type Series,
+  type SkillFigures,
+  scoreTargets,
+  type Tally,
+  utcDate,
+} from './skill.ts';
+
+/** A malformed input, with the line it is on (1 = the header). */
+export class BacktestInputError extends Error {
+  override readonly name = 'BacktestInputError';
+}
+
+export interface BacktestRow extends LaneId {
+  portId: string;
+  delayMinutes: number | null;
+  atMs: number;
+}
+
+/** Splits CSV text into records (RFC 4180: quoted fields may hold commas, quotes and newlines). */
+function* csvRecords(text: string): Generator<{ line: number; fields: string[] }> {
+  let fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  let line = 1;
+  let startLine = 1;
+  let any = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else quoted = false;
+      } else {
+        if (c === '\n') line++;
+        field += c;
+      }
+      continue;
+    }
+    if (c === '"' && field === '') {
+      quoted = true;
+      any = true;
+    } else if (c === ',') {
+      fields.push(field);
+      field = '';
+      any = true;
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      if (any || field !== '') {
+        fields.push(field);
+        yield { line: startLine, fields };
+      }
+      fields = [];
+      field = '';
+      any = false;
+      line++;
+      startLine = line;
+    } else {
+      field += c;
+      any = true;
+    }
+  }
+  if (quoted)
+    throw new BacktestInputError(`line ${startLine}: a quoted field is never closed; close it with "`);
+  if (any || field !== '') {
+    fields.push(field);
+    yield { line: startLine, fields };
+  }
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Parses an observations CSV (header row, any column order, extra columns ignored, rows in any order). */
+export function parseObservationsCsv(text: string): BacktestRow[] {
+  const records = csvRecords(text.replace(/^\uFEFF/, ''));
+  const first = records.next();
+  if (first.done) {
+    throw new BacktestInputError(
+      `line 1: the file is empty; export observations first (the export_observations tool, format csv)`,
+    );
+  }
+  const header = first.value.fields.map((name) => name.trim());
+  const index = new Map(header.map((name, i) => [name, i]));
+  const required = ['portId', 'direction', 'mode', 'lane', 'delayMinutes', 'observedAt'] as const;
+  const missing = required.filter((name) => !index.has(name));
+  if (missing.length > 0) {
+    throw new BacktestInputError(
+      `line 1: the header lacks ${missing.join(', ')}; the first row must name the columns export_observations writes (${OBSERVATION_CSV_COLUMNS.join(',')})`,
+    );
+  }
+  const rows: BacktestRow[] = [];
+  for (const { line, fields } of records) {
+    const get = (name: (typeof required)[number]) => (fields[index.get(name) as number] ?? '').trim();
+    if (fields.length < header.length) {
+      throw new BacktestInputError(
+        `line ${line}: ${fields.length} fields where the header has ${header.length}; every row needs a value (possibly empty) for each column`,
+      );
+    }
+    const portId = get('portId');
+    if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/.test(portId)) {
+      throw new BacktestInputError(
+        `line ${line}: portId "${portId}" is not a port id; use ids such as 250401`,
+      );
+    }
+    const direction = get('direction');
+    const mode = get('mode');
+    const lane = get('lane');
+    const oneOf = (name: string, value: string, allowed: readonly string[]) => {
+      if (!allowed.includes(value)) {
+        throw new BacktestInputError(
+          `line ${line}: ${name} "${value}" is not one of ${allowed.join(', ')}; fix the value or drop the row`,
+        );
+      }
+    };
+    oneOf('direction', direction, DIRECTIONS);
+    oneOf('mode', mode, MODES);
+    oneOf('lane', lane, LANES);
+    const observedAt = get('observedAt');
+    const atMs = Date.parse(observedAt);
+    if (!ISO.test(observedAt) || Number.isNaN(atMs)) {
+      throw new BacktestInputError(
+        `line ${line}: observedAt "${observedAt}" is not an ISO 8601 UTC time; write it as 2026-03-08T14:05:00Z`,
+      );
+    }
+    const delay = get('delayMinutes');
+    const delayMinutes = delay === '' ? null : Number(delay);
+    if (delayMinutes !== null && !(Number.isFinite(delayMinutes) && delayMinutes >= 0)) {
+      throw new BacktestInputError(
+        `line ${line}: delayMinutes "${delay}" is not a number of minutes >= 0; leave it empty when the lane gave none`,
+      );
+    }
+    rows.push({
+      portId,
+      direction: direction as LaneId['direction'],
+      mode: mode as LaneId['mode'],
+      lane: lane as LaneId['lane'],
+      delayMinutes,
+      atMs,
+    });
+  }
+  if (rows.length === 0) {
+    throw new BacktestInputError('line 2: the file has a header but no rows; export a longer window');
+  }
+  return rows;
+}
+
+export interface BacktestFigures {
+  horizonMinutes: number;
+  champion: SkillFigures;
+  model: SkillFigures;
+  persistence: SkillFigures;
+  profile: SkillFigures;
+}
+
+export interface BacktestResult {
+  from: string;
+  to: string;
+  ports: number;
+  lanes: number;
+  slots: number;
+  /** Ports not in the catalogue, read with the Eastern zone and the Canadian border's holidays. */
+  uncatalogued: string[];
+  overall: BacktestFigures[];
+  byLane: { portId: string; direction: string; mode: string; lane: string; horizons: BacktestFigures[] }[];
+}
+
+interface PortState {
+  portId: string;
+  timeZone: string;
+  border: Border;
+  rows: BacktestRow[];
+  next: number;
+  lanes: Map<string, LaneId>;
+  readings: Map<string, LaneReading[]>;
+  buckets: Map<string, Map<number, Record<string, number>>>;
+  profile: Map<string, LaneProfile>;
+  pending: IssuedPort[];
+  days: Map<string, PortRecord>;
+  rolling: PortRecord;
+  total: PortRecord;
+}
+
+/** Replays the rows slot by slot, as the service would have issued and scored forecasts. */
+export function runBacktest(rows: readonly BacktestRow[]): BacktestResult {
+  const byPort = new Map<string, BacktestRow[]>();
+  for (const row of rows) {
+    const list = byPort.get(row.portId) ?? [];
+    list.push(row);
+    byPort.set(row.portId, list);
+  }
+  const uncatalogued: string[] = [];
+  const states: PortState[] = [...byPort.keys()].sort().map((portId) => {
+    const port = getPort(portId);
+    if (!port) uncatalogued.push(portId);
+    const portRows = (byPort.get(portId) ?? []).sort((a, b) => a.atMs - b.atMs);
+    return {
+      portId,
+      timeZone: port?.timeZone ?? 'America/New_York',
+      border: port?.border ?? 'ca',
+      rows: portRows,
+      next: 0,
+      lanes: new Map(),
+      readings: new Map(),
+      buckets: new Map(),
+      profile: new Map(),
+      pending: [],
+      days: new Map(),
+      rolling: {},
+      total: {},
+    };
+  });
+  const firstMs = Math.min(...states.map((s) => s.rows[0]?.atMs ?? Number.POSITIVE_INFINITY));
+  const lastMs = Math.max(...states.map((s) => s.rows.at(-1)?.atMs ?? 0));
+  let slots = 0;
+  for (let slot = Math.ceil(firstMs / SLOT_MS) * SLOT_MS; slot <= lastMs; slot += SLOT_MS) {
+    slots++;
+    for (const state of states) step(state, slot);
+  }
+  const overallRecord = mergeRecords(states.map((s) => s.total));
+  const figures = (series: Record<string, Partial<Record<Series, Tally>>>): BacktestFigures[] =>
+    HORIZONS_MINUTES.map((h) => {
+      const s = series[String(h)] ?? {};
+      return {
+        horizonMinutes: h,
+        champion: figuresOf(s.champion),
+        model: figuresOf(s.model),
+        persistence: figuresOf(s.persistence),
+        profile: figuresOf(s.profile),
+      };
+    });
+  // Every lane pooled: one record with a single lane.
+  const pooled: PortRecord = {};
+  for (const horizons of Object.values(overallRecord)) addRecord(pooled, { all: horizons });
+  return {
+    from: new Date(firstMs).toISOString(),
+    to: new Date(lastMs).toISOString(),
+    ports: states.length,
+    lanes: states.reduce((n, s) => n + s.lanes.size, 0),
+    slots,
+    uncatalogued,
+    overall: figures(pooled.all ?? {}),
+    byLane: states.flatMap((state) =>
+      Object.entries(state.total)
+        .sort((a, b) => a[0].localeCompare(b[0]))
+        .map(([key, horizons]) => {
+          const [direction = '', mode = '', lane = ''] = key.split('#');
+          return { portId: state.portId, direction, mode, lane, horizons: figures(horizons) };
+        }),
+    ),
+  };
+}
+
+function step(state: PortState, slot: number): void {
+  // Readings observed up to the slot's start: the lane's history and the hour-of-week profile.
+  while (state.next < state.rows.length && (state.rows[state.next] as BacktestRow).atMs <= slot) {
+    const row = state.rows[state.next++] as BacktestRow;
+    const key = laneKeyOf(row);
+    state.lanes.set(key, { direction: row.direction, mode: row.mode, lane: row.lane });
+    const list = state.readings.get(key) ?? [];
+    list.push({ atMs: row.atMs, delayMinutes: row.delayMinutes });
+    state.readings.set(key, list);
+    if (row.delayMinutes === null) continue;
+    const local = localSlotOf(row.atMs, state.timeZone);
+    const index = local.dayOfWeek * 24 + local.hour;
+    const lanesBuckets = state.buckets.get(key) ?? new Map<number, Record<string, number>>();
+    state.buckets.set(key, lanesBuckets);
+    const histogram = lanesBuckets.get(index) ?? {};
+    lanesBuckets.set(index, histogram);
+    const value = String(row.delayMinutes);
+    histogram[value] = (histogram[value] ?? 0) + 1;
+    let profile = state.profile.get(key);
+    if (!profile) {
+      profile = { values: new Float64Array(168).fill(Number.NaN) };
+      state.profile.set(key, profile);
+    }
+    const samples = Object.values(histogram).reduce((a, b) => a + b, 0);
+    if (samples >= PROFILE_MIN_SAMPLES) profile.values[index] = medianOf(histogram) ?? Number.NaN;
+  }
+  // Keep only what scoring and forecasting still need.
+  for (const list of state.readings.values()) {
+    const keepFrom = slot - 4 * 3_600_000;
+    let drop = 0;
+    while (drop < list.length - 8 && (list[drop] as LaneReading).atMs < keepFrom) drop++;
+    if (drop > 0) list.splice(0, drop);
+  }
+  // Score the target that came due, into the day's record, the rolling record and the totals.
+  const target = slot - SCORE_DELAY_MS;
+  const contributions = scoreTargets([target], state.pending, state.readings);
+  for (const [date, contribution] of contributions) {
+    const day = state.days.get(date) ?? {};
+    addRecord(day, contribution);
+    state.days.set(date, day);
+    addRecord(state.rolling, contribution);
+    addRecord(state.total, contribution);
+  }
+  const oldest = utcDate(slot - (RECORD_DAYS - 1) * 86_400_000);
+  for (const [date, day] of state.days) {
+    if (date >= oldest) continue;
+    addRecord(state.rolling, day, -1);
+    state.days.delete(date);
+  }
+  state.pending = state.pending.filter((issue) => Date.parse(issue.issuedAt) >= slot - 6 * 3_600_000);
+  if (state.lanes.size === 0) return;
+  const record = state.rolling;
+  state.pending.push(
+    issuePort({
+      portId: state.portId,
+      timeZone: state.timeZone,
+      border: state.border,
+      issuedAtMs: slot,
+      profile: state.profile,
+      lanes: [...state.lanes.values()].map((lane) => ({
+        lane,
+        readings: state.readings.get(laneKeyOf(lane)) ?? [],
+      })),
+      quantiles: (lane, h, method) => quantilesFrom(record, lane, h, method),
+      champion: (lane, h, available) => championOf(record, lane, h, available),
+    }),
+  );
+}
+
+/** The result as aligned text: overall, then per lane. */
+export function formatBacktest(result: BacktestResult): string {
+  const cell = (value: number | null, digits = 1) => (value === null ? '-' : value.toFixed(digits));
+  const head = 'horizon  MAE:champion   model  persist  profile   bias  coverage       n';
+  const rowsOf = (figures: readonly BacktestFigures[]) =>
+    figures.map(
+      (f) =>
+        `${`+${f.horizonMinutes}m`.padStart(7)}  ${cell(f.champion.mae).padStart(12)} ${cell(f.model.mae).padStart(7)} ${cell(
+          f.persistence.mae,
+        ).padStart(8)} ${cell(f.profile.mae).padStart(8)} ${cell(f.champion.bias).padStart(6)} ${(
+          f.champion.coverage === null ? '-' : `${(f.champion.coverage * 100).toFixed(1)}%`
+        ).padStart(9)} ${String(f.champion.n).padStart(7)}`,
+    );
+  const lines = [
+    `backtest ${result.from} .. ${result.to}: ${result.ports} ports, ${result.lanes} lanes, ${result.slots} slots of 15 min`,
+    "MAE in minutes; bias = mean(forecast - actual) of the champion; coverage = actuals inside the champion's 80% interval",
+  ];
+  if (result.uncatalogued.length > 0) {
+    lines.push(
+      `not in the catalogue (read in America/New_York, Canadian-border holidays): ${result.uncatalogued.join(', ')}`,
+    );
+  }
+  lines.push('', 'overall', head, ...rowsOf(result.overall));
+  for (const lane of result.byLane) {
+    lines.push(
+      '',
+      `${lane.portId} ${lane.direction} ${lane.mode} ${lane.lane}`,
+      head,
+      ...rowsOf(lane.horizons),
+    );
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,383 @@
+/**
+ * The forecast step (the forecast function, on its own schedule beside the ingest): once per
+ * 15-minute slot, per port, score the targets that came due, issue the slot's forecasts, publish
+ * the port's forecast document; then the skill summary. A run in a slot already done reads one
+ * item and stops, so the schedule may fire several times a slot (a failed run is retried there).
+ *
+ * Idempotent under replay and crash without transactions:
+ * - the slot's inputs are what was known at the slot's start (readings observed up to it), and the
+ *   first stored issue of a slot wins (a conditional put; a rerun reads it back), so the published
+ *   and scored forecasts never change once issued;
+ * - scores are folded into a port-day record by one conditional write of absolute totals guarded
+ *   by the record's `through` (the last target folded), so no target counts twice;
+ * - the slot is marked done only at the end, so a crash leaves it to the next run.
+ */
+import { mapLimit } from '../concurrency.ts';
+import type { RollupStore } from '../history/rollups.ts';
+import type { Observation } from '../model.ts';
+import type { Clock, DocumentStore, LatestStore, ObservationStore } from '../stores.ts';
+import { DOCUMENT_KEYS } from '../views/view-paths.ts';
+import {
+  type BuiltDocument,
+  buildDocument,
+  CACHE_CONTROL,
+  compareLanes,
+  JSON_CONTENT_TYPE,
+  publishedPorts,
+} from '../views/views.ts';
+import {
+  HORIZONS_MINUTES,
+  type IssuedPort,
+  issuePort,
+  type LaneId,
+  type LaneReading,
+  laneKeyOf,
+  MAX_READING_AGE_MS,
+  profileFromAverages,
+  slotOf,
+} from './forecast.ts';
+import { buildForecastDocuments, portForecastBody, skillSummaryBody } from './forecast-views.ts';
+import {
+  championOf,
+  dueTargets,
+  MAX_ACTUAL_AGE_MS,
+  mergeRecords,
+  type PortRecord,
+  quantilesFrom,
+  RECORD_DAYS,
+  SCORE_BACKLOG_MS,
+  type SkillDay,
+  scoreTargets,
+  utcDate,
+} from './skill.ts';
+
+/** Where forecasts and their track record are kept (DynamoDB table `forecasts`). */
+export interface ForecastStore {
+  /** Whether the slot's cycle finished. */
+  cycleDone(slot: string): Promise<boolean>;
+  markCycle(slot: string): Promise<void>;
+  /** A port's stored issues of the given slots (ISO `issuedAt`); missing ones are left out. */
+  pending(portId: string, issuedAt: readonly string[]): Promise<IssuedPort[]>;
+  /** Stores an issue unless one exists for its port and slot; returns the stored one. */
+  putPending(issue: IssuedPort): Promise<IssuedPort>;
+  /** A port's records of target dates `>= fromDate`. */
+  skillDays(portId: string, fromDate: string): Promise<SkillDay[]>;
+  /** Writes a record if its `through` is still `previousThrough`; says whether it wrote. */
+  putSkillDay(portId: string, day: SkillDay, previousThrough: string | null): Promise<boolean>;
+  /** The sum of a port's settled records (see {@link SkillWindow}), if stored. */
+  window(portId: string): Promise<SkillWindow | undefined>;
+  /** Replaces it (derived data: a rerun writes the same). */
+  putWindow(portId: string, window: SkillWindow): Promise<void>;
+  /** {@link pending} of several ports in one go (optional: a slot then reads them together). */
+  pendingOf?(
+    requests: readonly { portId: string; issuedAt: readonly string[] }[],
+  ): Promise<Map<string, IssuedPort[]>>;
+  /** {@link window} of several ports in one go (ports without one are left out). */
+  windows?(portIds: readonly string[]): Promise<Map<string, SkillWindow>>;
+}
+
+/**
+ * The sum of a port's records of the target dates `from`..`to` (all settled: two days old or
+ * more, when no more scores arrive), rebuilt once a day, so a slot reads three items (this window,
+ * yesterday and today) instead of 28.
+ */
+export interface SkillWindow {
+  from: string;
+  to: string;
+  lanes: PortRecord;
+}
+
+export interface ForecastDeps {
+  forecasts: ForecastStore;
+  observations: ObservationStore;
+  rollups: Pick<RollupStore, 'averages'>;
+  latest: LatestStore;
+  documents: DocumentStore;
+  clock: Clock;
+  log?: (line: string) => void;
+  /** Ports not started within this many ms are left to the next run (the slot stays open). */
+  budgetMs?: number;
+}
+
+/** The forecast step's default time for starting ports (the forecast function has 60 s). */
+export const FORECAST_BUDGET_MS = 40_000;
+
+export interface ForecastOutcome {
+  slot: string;
+  skipped: boolean;
+  /** Ports left to the next run by the time budget. */
+  deferred: number;
+  ports: number;
+  lanes: number;
+  scored: number;
+}
+
+/** Readings of a port's lanes (oldest first) from its observations. */
+function readingsByLane(observations: readonly Observation[], untilMs: number): Map<string, LaneReading[]> {
+  const out = new Map<string, LaneReading[]>();
+  for (const o of observations) {
+    const atMs = Date.parse(o.observedAt);
+    if (atMs > untilMs) continue;
+    const key = laneKeyOf(o);
+    const list = out.get(key) ?? [];
+    list.push({ atMs, delayMinutes: o.delayMinutes });
+    out.set(key, list);
+  }
+  for (const list of out.values()) list.sort((a, b) => a.atMs - b.atMs);
+  return out;
+}
+
+/** What a port's slot reads first: its live records, the targets that came due, what else to read. */
+interface PortPlan {
+  days: SkillDay[];
+  targets: number[];
+  /** Issues to read back: those aimed at the due targets, and the slot's own (a rerun reads it back). */
+  issuedAt: string[];
+  /** Observations to read: `fromMs <= observedAt <= slotMs`. */
+  fromMs: number;
+}
+
+/** What a port's slot reads next (per port, or for many ports at once: {@link readInputs}). */
+interface PortInputs {
+  pending: IssuedPort[];
+  observations: Observation[];
+  window: SkillWindow | undefined;
+}
+
+async function planPort(forecasts: ForecastStore, portId: string, slotMs: number): Promise<PortPlan> {
+  const slot = new Date(slotMs).toISOString();
+  // Yesterday's and today's records take new scores; older ones are settled, summed in the window.
+  const days = await forecasts.skillDays(portId, utcDate(slotMs - 86_400_000));
+  const targets = dueTargets(slotMs, new Map(days.map((day) => [day.date, day.through])));
+  const earliest = Math.min(targets[0] ?? slotMs, slotMs - SCORE_BACKLOG_MS);
+  return {
+    days,
+    targets,
+    issuedAt: [
+      ...new Set([
+        ...targets.flatMap((t) => HORIZONS_MINUTES.map((h) => new Date(t - h * 60_000).toISOString())),
+        slot,
+      ]),
+    ],
+    fromMs: Math.min(earliest - MAX_ACTUAL_AGE_MS, slotMs - MAX_READING_AGE_MS),
+  };
+}
+
+/**
+ * The inputs of many ports' slots: with stores that read several ports at once, a few batched
+ * reads for all of them (issues, windows, observations) instead of three requests per port.
+ */
+async function readInputs(
+  deps: Pick<ForecastDeps, 'forecasts' | 'observations'>,
+  plans: ReadonlyMap<string, PortPlan>,
+  slotMs: number,
+): Promise<Map<string, PortInputs>> {
+  const { forecasts, observations } = deps;
+  const ids = [...plans.keys()];
+  if (ids.length === 0) return new Map();
+  if (!forecasts.pendingOf || !forecasts.windows || !observations.queryMany) {
+    const each = await mapLimit(ids, 8, async (id) =>
+      readPortInputs(deps, id, plans.get(id) as PortPlan, slotMs),
+    );
+    return new Map(ids.map((id, i) => [id, each[i] as PortInputs]));
+  }
+  const fromMs = Math.min(...[...plans.values()].map((plan) => plan.fromMs));
+  const [pending, windows, found] = await Promise.all([
+    forecasts.pendingOf(
+      ids.map((portId) => ({ portId, issuedAt: (plans.get(portId) as PortPlan).issuedAt })),
+    ),
+    forecasts.windows(ids),
+    observations.queryMany(ids, fromMs, slotMs),
+  ]);
+  return new Map(
+    ids.map((id) => {
+      const from = (plans.get(id) as PortPlan).fromMs;
+      return [
+        id,
+        {
+          pending: pending.get(id) ?? [],
+          // The port's own range, as its own query would read it.
+          observations: (found.get(id) ?? []).filter((o) => Date.parse(o.observedAt) >= from),
+          window: windows.get(id),
+        },
+      ];
+    }),
+  );
+}
+
+async function readPortInputs(
+  deps: Pick<ForecastDeps, 'forecasts' | 'observations'>,
+  portId: string,
+  plan: PortPlan,
+  slotMs: number,
+): Promise<PortInputs> {
+  const [pending, observations, window] = await Promise.all([
+    deps.forecasts.pending(portId, plan.issuedAt),
+    deps.observations.query(portId, plan.fromMs, slotMs),
+    deps.forecasts.window(portId),
+  ]);
+  return { pending, observations, window };
+}
+
+/** One port's part of a slot: score, issue (or read back), and the port's current record. */
+export async function forecastPort(
+  deps: Pick<ForecastDeps, 'forecasts' | 'observations' | 'rollups'>,
+  port: { id: string; timeZone: string; border: 'mx' | 'ca' },
+  lanes: readonly LaneId[],
+  slotMs: number,
+  read?: { plan: PortPlan; inputs: PortInputs },
+): Promise<{ issue: IssuedPort; record: PortRecord; scored: number }> {
+  const slot = new Date(slotMs).toISOString();
+  const plan = read?.plan ?? (await planPort(deps.forecasts, port.id, slotMs));
+  const { days, targets } = plan;
+  const byDate = new Map(days.map((day) => [day.date, day]));
+  const {
+    pending,
+    observations,
+    window: storedWindow,
+  } = read?.inputs ?? (await readPortInputs(deps, port.id, plan, slotMs));
+  const readings = readingsByLane(observations, slotMs);
+
+  // 1. Score the targets that came due, one guarded absolute write per target date.
+  const contributions = scoreTargets(targets, pending, readings);
+  let scored = 0;
+  for (const [date, contribution] of [...contributions].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const previous = byDate.get(date);
+    const through = new Date(Math.max(...targets.filter((t) => utcDate(t) === date))).toISOString();
+    const next: SkillDay = { date, through, lanes: mergeRecords([previous?.lanes ?? {}, contribution]) };
+    if (await deps.forecasts.putSkillDay(port.id, next, previous?.through ?? null)) {
+      byDate.set(date, next);
+      for (const horizons of Object.values(contribution))
+        for (const series of Object.values(horizons)) scored += series.model?.n ?? 0;
+    }
+  }
+  // Dates whose targets scored nothing still move `through` of a record that exists, so they are
+  // not looked at again (a port with nothing scored yet writes nothing).
+  for (const date of new Set(targets.map(utcDate))) {
+    if (contributions.has(date)) continue;
+    const previous = byDate.get(date);
+    if (!previous) continue;
+    const through = new Date(Math.max(...targets.filter((t) => utcDate(t) === date))).toISOString();
+    const next: SkillDay = { date, through, lanes: previous?.lanes ?? {} };
+    if (await deps.forecasts.putSkillDay(port.id, next, previous?.through ?? null)) byDate.set(date, next);
+  }
+  const window = await settledWindow(deps.forecasts, port.id, slotMs, storedWindow);
+  const record = mergeRecords([window.lanes, ...[...byDate.values()].map((day) => day.lanes)]);
+
+  // 2. The slot's issue: the stored one, else issued now from what was known at the slot's start.
+  let issue = pending.find((p) => p.issuedAt === slot);
+  if (!issue) {
+    const profile = profileFromAverages(await deps.rollups.averages(port.id));
+    const built = issuePort({
+      portId: port.id,
+      timeZone: port.timeZone,
+      border: port.border,
+      issuedAtMs: slotMs,
+      profile,
+      lanes: lanes.map((lane) => ({ lane, readings: readings.get(laneKeyOf(lane)) ?? [] })),
+      quantiles: (lane, h, method) => quantilesFrom(record, lane, h, method),
+      champion: (lane, h, available) => championOf(record, lane, h, available),
+    });
+    issue = await deps.forecasts.putPending(built);
+  }
+  return { issue, record, scored };
+}
+
+/** The port's settled window for the slot's day, rebuilt from the records when the day moved on. */
+async function settledWindow(
+  forecasts: ForecastStore,
+  portId: string,
+  slotMs: number,
+  stored: SkillWindow | undefined,
+): Promise<SkillWindow> {
+  const from = utcDate(slotMs - (RECORD_DAYS - 1) * 86_400_000);
+  const to = utcDate(slotMs - 2 * 86_400_000);
+  if (stored && stored.from === from && stored.to === to) return stored;
+  const days = (await forecasts.skillDays(portId, from)).filter((day) => day.date <= to);
+  const window: SkillWindow = { from, to, lanes: mergeRecords(days.map((day) => day.lanes)) };
+  // Kept even when nothing is settled yet (an empty window): the day's other 95 slots then read
+  // it with the other ports' windows instead of querying the records again.
+  await forecasts.putWindow(portId, window);
+  return window;
+}
+
+/** Runs the slot of `clock.now()` unless it is done: every port, then the summary, then the mark. */
+export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutcome> {
+  const started = performance.now();
+  const slotMs = slotOf(deps.clock.now());
+  const slot = new Date(slotMs).toISOString();
+  if (await deps.forecasts.cycleDone(slot)) {
+    return { slot, skipped: true, deferred: 0, ports: 0, lanes: 0, scored: 0 };
+  }
+  const deadline = started + (deps.budgetMs ?? FORECAST_BUDGET_MS);
+  let deferred = 0;
+  const { readings, ports: states } = await deps.latest.all();
+  const lanesByPort = new Map<string, Map<string, LaneId>>();
+  for (const r of readings) {
+    if (r.status === 'not-applicable') continue;
+    const lanes = lanesByPort.get(r.portId) ?? new Map<string, LaneId>();
+    lanes.set(laneKeyOf(r), { direction: r.direction, mode: r.mode, lane: r.lane });
+    lanesByPort.set(r.portId, lanes);
+  }
+  const ports = publishedPorts(states);
+  const generatedAt = new Date(deps.clock.now()).toISOString();
+  let lanesIssued = 0;
+  let scored = 0;
+  const records: PortRecord[] = [];
+  // First each port's live records (which say what else to read), then the rest for all ports at
+  // once, then each port's scores and issue. Ports reached after the deadline wait for the next run.
+  const plans = new Map<string, PortPlan>();
+  await mapLimit(
+    ports.filter((port) => lanesByPort.has(port.id)),
+    8,
+    async (port) => {
+      if (performance.now() > deadline) return;
+      plans.set(port.id, await planPort(deps.forecasts, port.id, slotMs));
+    },
+  );
+  const inputs = await readInputs(deps, plans, slotMs);
+  const leaves = await mapLimit(ports, 8, async (port): Promise<BuiltDocument[]> => {
+    const laneMap = lanesByPort.get(port.id);
+    if (!laneMap) return buildForecastDocuments(port, portForecastBody(port.id, null, {}), generatedAt);
+    const plan = plans.get(port.id);
+    const read = inputs.get(port.id);
+    if (!plan || !read || performance.now() > deadline) {
+      deferred++;
+      return [];
+    }
+    const lanes = [...laneMap.values()].sort(compareLanes);
+    const result = await forecastPort(deps, port, lanes, slotMs, { plan, inputs: read });
+    lanesIssued += result.issue.lanes.length;
+    scored += result.scored;
+    records.push(result.record);
+    return buildForecastDocuments(port, portForecastBody(port.id, result.issue, result.record), generatedAt);
+  });
+  // Per-port leaves first, then the index that summarises them.
+  await mapLimit(leaves.flat(), 8, (doc) => put(deps.documents, doc));
+  if (deferred > 0) {
+    deps.log?.(`forecast slot=${slot} ${deferred} ports left to the next run (time budget)`);
+    return { slot, skipped: false, deferred, ports: ports.length, lanes: lanesIssued, scored };
+  }
+  await put(
+    deps.documents,
+    buildDocument(
+      DOCUMENT_KEYS.forecastSkill,
+      CACHE_CONTROL.forecast,
+      skillSummaryBody(slot, records),
+      generatedAt,
+    ),
+  );
+  await deps.forecasts.markCycle(slot);
+  deps.log?.(
+    `forecast slot=${slot} ports=${ports.length} lanes=${lanesIssued} scored=${scored} ms=${Math.round(performance.now() - started)}`,
+  );
+  return { slot, skipped: false, deferred: 0, ports: ports.length, lanes: lanesIssued, scored };
+}
+
+function put(documents: DocumentStore, doc: BuiltDocument) {
+  return documents.put(doc.key, doc.body, {
+    contentType: doc.contentType ?? JSON_CONTENT_TYPE,
+    cacheControl: doc.cacheControl,
+    contentHash: doc.contentHash,
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * The published forecast views: `v1/port-forecast/{id}.json` per port (also under the id in lower case) and
+ * `v1/forecast-skill.json`, the summary of every lane's track record.
+ */
+import type {
+  BodyOf,
+  ForecastBodySchema,
+  ForecastPointSchema,
+  ForecastSkillBodySchema,
+  LaneForecastSchema,
+} from '../views/api-schemas.ts';
+import { DOCUMENT_KEYS } from '../views/view-paths.ts';
+import { type BuiltDocument, buildPortDocuments, CACHE_CONTROL } from '../views/views.ts';
+import { HORIZONS_MINUTES, type IssuedLane, type IssuedPort, type Method } from './forecast.ts';
+import {
+  championReason,
+  figuresOf,
+  MIN_N,
+  type PortRecord,
+  RECORD_DAYS,
+  SERIES,
+  type Series,
+} from './skill.ts';
+
+/** One forecast point: the expected wait at a target time, with its 80% interval. */
+export type ForecastPoint = BodyOf<typeof ForecastPointSchema>;
+
+/** One lane's forecast: its points, the method published and why, and its track record. */
+export type LaneForecast = BodyOf<typeof LaneForecastSchema>;
+
+/** The track record of one lane at one horizon. */
+export type HorizonSkill = LaneForecast['skill'][number];
+
+/** The body of one port's forecast document (`generatedAt` is added when it is published). */
+export type PortForecastBody = Omit<BodyOf<typeof ForecastBodySchema>, 'generatedAt'>;
+
+function laneForecast(issue: IssuedPort, lane: IssuedLane, record: PortRecord): LaneForecast {
+  const key = `${lane.direction}#${lane.mode}#${lane.lane}`;
+  const issuedMs = Date.parse(issue.issuedAt);
+  const points: ForecastPoint[] = [];
+  for (const point of lane.points) {
+    const triple = point.champion ? point[point.champion] : null;
+    if (!point.champion || !triple) continue;
+    points.push({
+      at: new Date(issuedMs + point.horizonMinutes * 60_000).toISOString(),
+      horizonMinutes: point.horizonMinutes,
+      delayMinutes: triple[0],
+      low: triple[1],
+      high: triple[2],
+      method: point.champion,
+      ...(point.holiday ? { holiday: point.holiday } : {}),
+    });
+  }
+  const methods = [...new Set(points.map((p) => p.method))];
+  const skill = HORIZONS_MINUTES.map((h): HorizonSkill => {
+    const series = record[key]?.[String(h)] ?? {};
+    const champion = lane.points.find((p) => p.horizonMinutes === h)?.champion ?? null;
+    return {
+      horizonMinutes: h,
+      champion,
+      model: figuresOf(series.model),
+      persistence: figuresOf(series.persistence),
+      profile: figuresOf(series.profile),
+      published: figuresOf(series.champion),
+    };
+  });
+  let reason = lane.reason;
+  if (points.length > 0) {
+    const first = points[0] as ForecastPoint;
+    const why = championReason(record, key, first.horizonMinutes, first.method);
+    reason = [lane.reason, methods.length === 1 ? why : 'the champion differs by horizon (see each point)']
+      .filter(Boolean)
+      .join('; ');
+  }
+  return {
+    direction: lane.direction,
+    mode: lane.mode,
+    lane: lane.lane,
+    issuedAt: issue.issuedAt,
+    reading: lane.reading,
+    method: methods.length === 0 ? null : methods.length === 1 ? (methods[0] as Method) : 'mixed',
+    reason,
+    points,
+    skill,
+  };
+}
+
+/** The body of one port's forecast document. */
+export function portForecastBody(
+  portId: string,
+  issue: IssuedPort | null,
+  record: PortRecord,
+): PortForecastBody {
+  return {
+    portId,
+    issuedAt: issue?.issuedAt ?? null,
+    recordDays: RECORD_DAYS,
+    minimumN: MIN_N,
+    horizonsMinutes: [...HORIZONS_MINUTES],
+    lanes: issue ? issue.lanes.map((lane) => laneForecast(issue, lane, record)) : [],
+  };
+}
+
+/** The forecast documents of one port, under each of its document names. */
+export function buildForecastDocuments(
+  port: { id: string; slug: string },
+  body: PortForecastBody,
+  generatedAt: string,
+): BuiltDocument[] {
+  return buildPortDocuments(port, DOCUMENT_KEYS.forecast, CACHE_CONTROL.forecast, body, generatedAt);
+}
+
+/** The `forecast-skill` body (`generatedAt` is added when it is published). */
+export type SkillSummaryBody = Omit<BodyOf<typeof ForecastSkillBodySchema>, 'generatedAt'>;
+
+/** One method's summary at one horizon over every lane. */
+export type SeriesSummary = SkillSummaryBody['horizons'][number]['model'];
+
+function quantile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
+  return Math.round((sorted[index] as number) * 10) / 10;
+}
+
+/** Median and p90 MAE per horizon over every lane of every port. */
+export function skillSummaryBody(issuedAt: string, records: readonly PortRecord[]): SkillSummaryBody {
+  return {
+    issuedAt,
+    recordDays: RECORD_DAYS,
+    minimumN: MIN_N,
+    source: `live: forecasts this service published and scored against the readings that arrived, last ${RECORD_DAYS} days`,
+    horizons: HORIZONS_MINUTES.map((h) => {
+      let lanesScored = 0;
+      let total = 0;
+      const perSeries = {} as Record<Series, SeriesSummary>;
+      const maes = Object.fromEntries(SERIES.map((s) => [s, [] as number[]])) as Record<Series, number[]>;
+      const ns = Object.fromEntries(SERIES.map((s) => [s, 0])) as Record<Series, number>;
+      for (const record of records) {
+        for (const horizons of Object.values(record)) {
+          const series = horizons[String(h)];
+          if (!series?.model || series.model.n === 0) continue;
+          lanesScored++;
+          total += series.model.n;
+          for (const name of SERIES) {
+            const tally = series[name];
+            if (!tally || tally.n < MIN_N) continue;
+            maes[name].push(tally.abs / tally.n / 10);
+            ns[name] += tally.n;
+          }
+        }
+      }
+      for (const name of SERIES) {
+        const sorted = maes[name].sort((a, b) => a - b);
+        perSeries[name] = {
+          lanes: sorted.length,
+          n: ns[name],
+          medianMae: quantile(sorted, 0.5),
+          p90Mae: quantile(sorted, 0.9),
+        };
+      }
+      return { horizonMinutes: h, lanesScored, n: total, ...perSeries };
+    }),
+  };
+}
