@@ -96,6 +96,20 @@ export const ForecastConfigSchema = /* @__PURE__ */ built(() =>
   z.extend(StoreConfigSchema, {
     /** Time the forecast step may spend starting ports in one run; ports not reached wait for the next. */
     FORECAST_BUDGET_MS: positiveInt(40_000),
+    /** CBP's hourly graph (its typical waits): a URL template with `{bwtId}` and `{date}`. */
+    CBP_GRAPH_URL: z._default(
+      z
+        .url(URL_MESSAGE)
+        .check(
+          z.refine(
+            (value) => value.includes('{bwtId}') && value.includes('{date}'),
+            'must hold {bwtId} and {date}, e.g. https://bwt.cbp.gov/api/bwtwaittimegraph/{bwtId}/{date}',
+          ),
+        ),
+      'https://bwt.cbp.gov/api/bwtwaittimegraph/{bwtId}/{date}',
+    ),
+    /** Per graph request: headers and body. */
+    GRAPH_TIMEOUT_MS: positiveInt(10_000),
   }),
 );
 
