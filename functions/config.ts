@@ -193,8 +193,6 @@ export const McpConfigSchema = /* @__PURE__ */ built(() =>
     MCP_TIER_CLAIM: text('tier'),
     /** Host names a request may name in `Host` (empty: no check, as behind CloudFront). */
     MCP_ALLOWED_HOSTS: commaList,
-    /** Host names a browser `Origin` may have (the resource's own host is always allowed). */
-    MCP_ALLOWED_ORIGINS: commaList,
     MCP_MAX_BODY_BYTES: positiveInt(256 * 1024),
     /** tools/call per minute per client IP without a token (the spec: rate limit tool invocations). */
     MCP_RATE_LIMIT_PER_MINUTE: positiveInt(120),
