@@ -212,7 +212,9 @@ interface Subscription {
   answer: PushAnswer;
 }
 
-export async function startPushService(options: { ca?: LoopbackCa } = {}): Promise<PushServiceStandIn> {
+export async function startPushService(
+  options: { ca?: LoopbackCa; port?: number; onMessage?: (message: ReceivedMessage) => void } = {},
+): Promise<PushServiceStandIn> {
   const ownCa = !options.ca;
   const ca = options.ca ?? makeLoopbackCa();
   const subscriptions = new Map<string, Subscription>();
@@ -270,13 +272,15 @@ export async function startPushService(options: { ca?: LoopbackCa } = {}): Promi
     } catch {
       // Kept as text.
     }
-    received.push({
+    const message = {
       endpoint,
       payload,
       ttl,
       urgency: request.headers.urgency as string | undefined,
       at: Date.now(),
-    });
+    };
+    received.push(message);
+    options.onMessage?.(message);
     response.writeHead(201, { location: `${endpoint}/messages/${received.length}` }).end();
   };
 
@@ -288,6 +292,29 @@ export async function startPushService(options: { ca?: LoopbackCa } = {}): Promi
       if (size <= 8192) chunks.push(chunk);
     });
     request.on('end', () => {
+      // For people trying it by hand (`npm run push-service`): what PushManager.subscribe would give.
+      if (request.method === 'POST' && request.url === '/subscribe') {
+        let key = '';
+        try {
+          key = String(
+            (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { applicationServerKey?: unknown })
+              .applicationServerKey ?? '',
+          );
+        } catch {
+          // Answered below.
+        }
+        if (!/^[A-Za-z0-9_-]{87}$/.test(key))
+          return refuse(
+            response,
+            `${origin}/subscribe`,
+            400,
+            'send {"applicationServerKey": "<the service VAPID public key>"}',
+          );
+        response
+          .writeHead(201, { 'content-type': 'application/json' })
+          .end(JSON.stringify(api.subscribe(key)));
+        return;
+      }
       if (size > 4096 + 86)
         return refuse(response, `${origin}${request.url}`, 413, 'payload over 4096 bytes');
       handle(request, response, Buffer.concat(chunks));
@@ -295,12 +322,12 @@ export async function startPushService(options: { ca?: LoopbackCa } = {}): Promi
   });
   await new Promise<void>((ready, fail) => {
     server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => ready());
+    server.listen(options.port ?? 0, '127.0.0.1', () => ready());
   });
   const { port } = server.address() as AddressInfo;
   origin = `https://127.0.0.1:${port}`;
 
-  return {
+  const api: PushServiceStandIn = {
     origin,
     host: `127.0.0.1:${port}`,
     ca,
@@ -333,4 +360,5 @@ export async function startPushService(options: { ca?: LoopbackCa } = {}): Promi
         server.closeAllConnections();
       }),
   };
+  return api;
 }
