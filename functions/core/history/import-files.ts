@@ -30,7 +30,12 @@ export function csvRecords(text: string): { line: number; fields: string[] }[] {
     return parsed.map(({ record, info }) => ({ line: info.lines, fields: record }));
   } catch (error: unknown) {
     const line = (error as { lines?: number }).lines;
-    const message = error instanceof Error ? error.message.replace(/\s+on line \d+$/, '') : String(error);
+    const counts = /expect (\d+), got (\d+)/.exec(error instanceof Error ? error.message : '');
+    const message = counts
+      ? `${counts[2]} fields where the header has ${counts[1]}`
+      : error instanceof Error
+        ? error.message.replace(/\s+on line \d+$/, '')
+        : String(error);
     throw new ImportInputError(
       `line ${line ?? 1}: ${message}; every row needs one value (possibly empty) for each column of the header, quoted when it holds a comma or a quote`,
     );
