@@ -26,6 +26,7 @@ import {
   publishedPorts,
 } from '../views/views.ts';
 import {
+  HISTORY_MS,
   HORIZONS_MINUTES,
   type IssuedPort,
   issuePort,
@@ -33,6 +34,7 @@ import {
   type LaneReading,
   laneKeyOf,
   MAX_READING_AGE_MS,
+  type PriorProfile,
   profileFromAverages,
   slotOf,
 } from './forecast.ts';
@@ -40,10 +42,11 @@ import { buildForecastDocuments, portForecastBody, skillSummaryBody } from './fo
 import {
   championOf,
   dueTargets,
+  learnerOf,
   MAX_ACTUAL_AGE_MS,
   mergeRecords,
   type PortRecord,
-  quantilesFrom,
+  quantilerOf,
   RECORD_DAYS,
   SCORE_BACKLOG_MS,
   type SkillDay,
@@ -97,6 +100,11 @@ export interface ForecastDeps {
   log?: (line: string) => void;
   /** Ports not started within this many ms are left to the next run (the slot stays open). */
   budgetMs?: number;
+  /**
+   * A port's prior profiles per lane key (hour-of-week -> minutes, NaN where none), e.g. CBP's
+   * typical waits: the model starts from them where a lane's own profile is thin (optional).
+   */
+  priors?: (portId: string) => Promise<ReadonlyMap<string, PriorProfile> | undefined>;
 }
 
 /** The forecast step's default time for starting ports (the forecast function has 60 s). */
@@ -159,7 +167,8 @@ async function planPort(forecasts: ForecastStore, portId: string, slotMs: number
         slot,
       ]),
     ],
-    fromMs: Math.min(earliest - MAX_ACTUAL_AGE_MS, slotMs - MAX_READING_AGE_MS),
+    // A day and an hour back: the model's day-earlier anomaly of its furthest (+24 h) target.
+    fromMs: Math.min(earliest - MAX_ACTUAL_AGE_MS, slotMs - Math.max(MAX_READING_AGE_MS, HISTORY_MS)),
   };
 }
 
@@ -221,7 +230,7 @@ async function readPortInputs(
 
 /** One port's part of a slot: score, issue (or read back), and the port's current record. */
 export async function forecastPort(
-  deps: Pick<ForecastDeps, 'forecasts' | 'observations' | 'rollups'>,
+  deps: Pick<ForecastDeps, 'forecasts' | 'observations' | 'rollups' | 'priors'>,
   port: { id: string; timeZone: string; border: 'mx' | 'ca' },
   lanes: readonly LaneId[],
   slotMs: number,
@@ -268,15 +277,18 @@ export async function forecastPort(
   let issue = pending.find((p) => p.issuedAt === slot);
   if (!issue) {
     const profile = profileFromAverages(await deps.rollups.averages(port.id));
+    const prior = await deps.priors?.(port.id);
     const built = issuePort({
+      ...(prior ? { prior } : {}),
       portId: port.id,
       timeZone: port.timeZone,
       border: port.border,
       issuedAtMs: slotMs,
       profile,
       lanes: lanes.map((lane) => ({ lane, readings: readings.get(laneKeyOf(lane)) ?? [] })),
-      quantiles: (lane, h, method) => quantilesFrom(record, lane, h, method),
+      quantiles: quantilerOf(record),
       champion: (lane, h, available) => championOf(record, lane, h, available),
+      learned: learnerOf(record),
     });
     issue = await deps.forecasts.putPending(built);
   }
