@@ -137,7 +137,8 @@ export function priorsFrom(
       prior = new Float64Array(168).fill(Number.NaN);
       out.set(key, prior);
     }
-    if (Number.isFinite(entry.averageMinutes)) prior[entry.dayOfWeek * 24 + entry.hour] = entry.averageMinutes;
+    if (Number.isFinite(entry.averageMinutes))
+      prior[entry.dayOfWeek * 24 + entry.hour] = entry.averageMinutes;
   }
   return out;
 }

@@ -317,20 +317,30 @@ export interface SkillFigures {
   /** Share of actuals inside the 80% interval (0-1, 0.001). */
   coverage: number | null;
   n: number;
-  /** Coverage per level band of the forecast (empty for records kept before bands). */
-  coverageByLevel: LevelCoverage[];
+  /**
+   * Coverage per level band of the forecast (empty for records kept before bands); given for the
+   * published series only, which is what a traveller sees.
+   */
+  coverageByLevel?: LevelCoverage[];
 }
 
 const share = (part: number, whole: number) => Math.round((part / whole) * 1000) / 1000;
 
-export function figuresOf(tally: Tally | undefined): SkillFigures {
-  if (!tally || tally.n === 0) return { mae: null, bias: null, coverage: null, n: 0, coverageByLevel: [] };
+/** The figures of a tally; with `levels`, its coverage per level band too. */
+export function figuresOf(tally: Tally | undefined, levels = false): SkillFigures {
+  if (!tally || tally.n === 0) {
+    return { mae: null, bias: null, coverage: null, n: 0, ...(levels ? { coverageByLevel: [] } : {}) };
+  }
   const lvn = tally.lvn;
-  return {
+  const figures: SkillFigures = {
     mae: Math.round(tally.abs / tally.n) / 10,
     bias: Math.round(tally.err / tally.n) / 10,
     coverage: share(tally.cov, tally.n),
     n: tally.n,
+  };
+  if (!levels) return figures;
+  return {
+    ...figures,
     coverageByLevel: lvn
       ? LEVEL_BAND_NAMES.map((level, i) => {
           const n = lvn[i] ?? 0;

@@ -153,9 +153,9 @@ export const BODY_EXAMPLES = {
           {
             horizonMinutes: 15,
             champion: 'model',
-            model: { mae: 3.1, bias: 0.2, coverage: 0.81, n: 2400, coverageByLevel: LEVELS_EXAMPLE },
-            persistence: { mae: 3.4, bias: 0.1, coverage: 0.79, n: 2400, coverageByLevel: LEVELS_EXAMPLE },
-            profile: { mae: 7.9, bias: -0.5, coverage: 0.8, n: 2400, coverageByLevel: LEVELS_EXAMPLE },
+            model: { mae: 3.1, bias: 0.2, coverage: 0.81, n: 2400 },
+            persistence: { mae: 3.4, bias: 0.1, coverage: 0.79, n: 2400 },
+            profile: { mae: 7.9, bias: -0.5, coverage: 0.8, n: 2400 },
             published: { mae: 3.1, bias: 0.2, coverage: 0.81, n: 2400, coverageByLevel: LEVELS_EXAMPLE },
           },
         ],
@@ -331,7 +331,10 @@ export const SkillFiguresSchema = z
           n: z.int().min(0),
         }),
       )
-      .describe('Coverage by the level of the forecast (a long wait needs a wider band); empty before any'),
+      .optional()
+      .describe(
+        'Coverage by the level of the forecast (a long wait needs a wider band), on the published series; empty before any',
+      ),
   })
   .meta({ id: 'SkillFigures' });
 
@@ -442,6 +445,16 @@ export const ForecastSkillBodySchema = z
         n: z.int().min(0),
         ...perMethod(SeriesSummarySchema),
         champion: SeriesSummarySchema.describe('The forecasts actually published'),
+        coverageByLevel: z
+          .array(
+            z.looseObject({
+              level: z.enum(['0-5', '5-15', '15-45', '45+']),
+              coverage: z.number().min(0).max(1).nullable(),
+              n: z.int().min(0),
+            }),
+          )
+          .optional()
+          .describe("The published forecasts' 80% interval coverage by forecast level, every lane pooled"),
       }),
     ),
   })
