@@ -143,7 +143,8 @@ describe.skipIf(skipReason !== '')(
       // The next ingest sends the dip to the stand-in, which checks the signature and decrypts it.
       await stack.service.ingestNow();
       const [message] = push.messages(subscription.endpoint);
-      expect(message?.payload).toMatchObject({ url: '/ports/otay-mesa-passenger/', lang: 'en' });
+      if (!message) throw new Error('no message reached the push service');
+      expect(message.payload).toMatchObject({ url: '/ports/otay-mesa-passenger/', lang: 'en' });
       expect(push.refusals()).toEqual([]);
 
       // The service worker's push handler shows that message as a notification.
@@ -158,7 +159,7 @@ describe.skipIf(skipReason !== '')(
       await cdp.send('ServiceWorker.deliverPushMessage', {
         origin: `${origin}/`,
         registrationId: await registrations,
-        data: JSON.stringify(message?.payload),
+        data: JSON.stringify(message.payload),
       });
       await expect
         .poll(
@@ -171,7 +172,7 @@ describe.skipIf(skipReason !== '')(
           { timeout: SLOW },
         )
         .toEqual([
-          { title: (message?.payload as { title: string }).title, url: '/ports/otay-mesa-passenger/' },
+          { title: (message.payload as { title: string }).title, url: '/ports/otay-mesa-passenger/' },
         ]);
 
       // A reload lists the alert this browser holds without opening anything.
