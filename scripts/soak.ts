@@ -300,11 +300,13 @@ try {
   const vapidKey = (
     (await (await fetch(`${service.url}/push/vapid-public-key`)).json()) as { publicKey: string }
   ).publicKey;
+  let subscriptions = 0;
   const pushSubscription = () => {
     const subscription = push.subscribe(vapidKey);
-    const roll = Math.random();
-    if (roll < 0.1) push.answer(subscription.endpoint, 'hang');
-    else if (roll < 0.2) push.answer(subscription.endpoint, 'gone');
+    // The first of every ten hangs, the second is gone.
+    if (subscriptions % 10 === 0) push.answer(subscription.endpoint, 'hang');
+    else if (subscriptions % 10 === 1) push.answer(subscription.endpoint, 'gone');
+    subscriptions += 1;
     return subscription;
   };
   const traffic = new Traffic(

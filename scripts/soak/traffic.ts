@@ -317,7 +317,10 @@ export class Traffic {
         async (response) => {
           await response.text();
           if (response.status === 204) this.pushAlerts.deleted += 1;
-          return response.status === 204 ? null : `DELETE ${oldest.id}: ${response.status}`;
+          // 404: its push service answered 410 and the service forgot it.
+          return response.status === 204 || response.status === 404
+            ? null
+            : `DELETE ${oldest.id}: ${response.status}`;
         },
       );
     }
@@ -329,7 +332,9 @@ export class Traffic {
         async (response) => {
           await response.text();
           if (response.status === 200) this.pushAlerts.renewed += 1;
-          return response.status === 200 ? null : `PUT ${oldest.id}: ${response.status}`;
+          return response.status === 200 || response.status === 404
+            ? null
+            : `PUT ${oldest.id}: ${response.status}`;
         },
       );
     }
