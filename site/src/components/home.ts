@@ -353,6 +353,8 @@ form.addEventListener('change', (event) => {
 search.addEventListener('input', () => render());
 form.addEventListener('submit', (event) => event.preventDefault());
 wide.addEventListener('change', () => render());
+// A wide screen has room for the filters: shown open there, folded into one line on a phone.
+if (wide.matches) (document.getElementById('fold') as HTMLDetailsElement).open = true;
 render();
 load();
 setInterval(load, 60_000);

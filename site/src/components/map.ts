@@ -43,12 +43,31 @@ async function load(): Promise<void> {
   }
 }
 
-document.getElementById('map')?.addEventListener('click', (event) => {
-  const marker = (event.target as Element).closest('a[data-port-id], a[data-hit-for]');
-  if (!marker) return;
+/**
+ * A tap anywhere within a marker's touch target (24 px across on a phone) opens the nearest
+ * marker's note: the targets overlap where crossings are close, the nearest one wins.
+ */
+const svg = document.getElementById('map') as unknown as SVGSVGElement;
+const targets = [...svg.querySelectorAll<SVGCircleElement>('circle.hit')].map((c) => ({
+  x: Number(c.getAttribute('cx')),
+  y: Number(c.getAttribute('cy')),
+  r: Number(c.getAttribute('r')),
+  marker: c.closest('a') as Element,
+}));
+svg.addEventListener('click', (event) => {
+  const matrix = svg.getScreenCTM()?.inverse();
+  if (!matrix) return;
+  const at = new DOMPoint(event.clientX, event.clientY).matrixTransform(matrix);
+  const near = targets
+    .map((target) => ({ target, d: Math.hypot(target.x - at.x, target.y - at.y) }))
+    .filter((x) => x.d <= x.target.r)
+    .sort((a, b) => a.d - b.d)[0];
+  if (!near) return;
   event.preventDefault();
-  const id = marker.getAttribute('data-port-id') ?? marker.getAttribute('data-hit-for') ?? '';
-  const name = marker.getAttribute('data-name') ?? id;
+  const marker = near.target.marker;
+  const id = marker.getAttribute('data-port-id') ?? '';
+  // The name as the list below prints it (the drawing carries none, to stay light).
+  const name = document.querySelector(`#map-list li[data-port-id="${id}"] a`)?.textContent ?? id;
   const href = marker.getAttribute('href') ?? '#';
   const port = ports.get(id);
   const rows = ['into-us', 'into-canada'].flatMap((d) => {
@@ -60,6 +79,7 @@ document.getElementById('map')?.addEventListener('click', (event) => {
   title.append(el('strong', {}, name));
   pop.replaceChildren(title, ...rows, link);
   pop.hidden = false;
+  pop.scrollIntoView({ block: 'nearest' });
 });
 load();
 setInterval(load, 60_000);

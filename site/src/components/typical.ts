@@ -1,6 +1,6 @@
 /**
  * The typical week of a port's lanes: our own hourly averages where they exist, else CBP's
- * published typical waits (`/v1/port-typical-waits/{id}.json`), always labelled as CBP's. Each
+ * published typical waits (`/api/v1/port-typical-waits`), always labelled as CBP's. Each
  * value is port-local (day of week 0 = Sunday, hour 0-23).
  */
 import { getJson } from './client';
@@ -54,10 +54,9 @@ export async function typicalWeek(portId: string): Promise<TypicalWeek> {
     // No averages document: CBP's typical waits may still answer.
   }
   try {
-    const { body } = await getJson<{ typical?: Loose[] }>(
-      `/v1/port-typical-waits/${encodeURIComponent(portId.toLowerCase())}.json`,
-      { keep: true },
-    );
+    const { body } = await getJson<{ typical?: Loose[] }>(`/api/v1/port-typical-waits?port_id=${q}`, {
+      keep: true,
+    });
     const cbp = (Array.isArray(body?.typical) ? body.typical : []).flatMap((a): TypicalHour[] => {
       const minutes = num(a.averageMinutes);
       return minutes === null
