@@ -96,6 +96,20 @@ export const ForecastConfigSchema = /* @__PURE__ */ built(() =>
   z.extend(StoreConfigSchema, {
     /** Time the forecast step may spend starting ports in one run; ports not reached wait for the next. */
     FORECAST_BUDGET_MS: positiveInt(40_000),
+    /** CBP's hourly graph (its typical waits): a URL template with `{bwtId}` and `{date}`. */
+    CBP_GRAPH_URL: z._default(
+      z
+        .url(URL_MESSAGE)
+        .check(
+          z.refine(
+            (value) => value.includes('{bwtId}') && value.includes('{date}'),
+            'must hold {bwtId} and {date}, e.g. https://bwt.cbp.gov/api/bwtwaittimegraph/{bwtId}/{date}',
+          ),
+        ),
+      'https://bwt.cbp.gov/api/bwtwaittimegraph/{bwtId}/{date}',
+    ),
+    /** Per graph request: headers and body. */
+    GRAPH_TIMEOUT_MS: positiveInt(10_000),
   }),
 );
 
@@ -179,8 +193,6 @@ export const McpConfigSchema = /* @__PURE__ */ built(() =>
     MCP_TIER_CLAIM: text('tier'),
     /** Host names a request may name in `Host` (empty: no check, as behind CloudFront). */
     MCP_ALLOWED_HOSTS: commaList,
-    /** Host names a browser `Origin` may have (the resource's own host is always allowed). */
-    MCP_ALLOWED_ORIGINS: commaList,
     MCP_MAX_BODY_BYTES: positiveInt(256 * 1024),
     /** tools/call per minute per client IP without a token (the spec: rate limit tool invocations). */
     MCP_RATE_LIMIT_PER_MINUTE: positiveInt(120),

@@ -214,6 +214,9 @@ function handler(event) {
   if (uri === '/api/v1/port-forecast' && staticMethod) {
     return portView(request, uri, 'v1/port-forecast/');
   }
+  if (uri === '/api/v1/port-typical-waits' && staticMethod) {
+    return portView(request, uri, 'v1/port-typical-waits/');
+  }
   if (uri === '/api/v1/forecast-skill' && staticMethod) {
     return toStatic(request, 'v1/forecast-skill.json');
   }

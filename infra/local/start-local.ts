@@ -113,6 +113,10 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_S3: s3.endpoint,
     ...(options.cbpFeedUrl ? { CBP_FEED_URL: options.cbpFeedUrl } : {}),
+    // CBP's hourly graph from the same origin as its feed (the simulator serves both).
+    ...(options.cbpFeedUrl
+      ? { CBP_GRAPH_URL: `${new URL(options.cbpFeedUrl).origin}/api/bwtwaittimegraph/{bwtId}/{date}` }
+      : {}),
     ...(options.cbsaFeedUrl ? { CBSA_FEED_URL: options.cbsaFeedUrl } : {}),
     ...options.env,
   };

@@ -157,6 +157,7 @@ describe('fuzzing every query parameter and header', () => {
     '/api/v1/wait-observations',
     '/api/v1/port-forecast',
     '/api/v1/forecast-skill',
+    '/api/v1/port-typical-waits',
     '/api/v1/openapi.json',
     '/api/v1/no-such-view',
   ];

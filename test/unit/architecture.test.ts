@@ -172,11 +172,12 @@ const CAPABILITY_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
   history: [],
   feeds: ['catalogue'],
   views: ['catalogue', 'access'],
-  forecast: ['catalogue', 'history', 'views'],
+  typical: ['feeds', 'views'],
+  forecast: ['catalogue', 'history', 'views', 'typical'],
   alerts: ['catalogue', 'views'],
   trips: ['views'],
   api: ['catalogue', 'views', 'forecast'],
-  ingest: ['catalogue', 'feeds', 'history', 'views', 'forecast', 'alerts'],
+  ingest: ['catalogue', 'feeds', 'history', 'views', 'forecast', 'alerts', 'typical'],
 };
 
 /** The most files the kernel (directly in functions/core/) may hold. */

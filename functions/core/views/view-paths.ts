@@ -8,10 +8,11 @@
  */
 import { PORTS } from '../catalogue/catalogue.ts';
 import type { Border } from '../model.ts';
-import type { AveragesQuery, CurrentQuery, ForecastQuery, PortsQuery } from './queries.ts';
+import type { AveragesQuery, CurrentQuery, ForecastQuery, PortsQuery, TypicalQuery } from './queries.ts';
 
 const AVERAGES_FOLDER = 'v1/port-hourly-averages/';
 const FORECAST_FOLDER = 'v1/port-forecast/';
+const TYPICAL_FOLDER = 'v1/port-typical-waits/';
 /** Each port's RSS feed, under its id and under its slug. */
 export const RSS_PORT_FOLDER = 'rss/ports/';
 
@@ -21,7 +22,12 @@ export const RSS_PORT_FOLDER = 'rss/ports/';
  * lists, current views, events, the main RSS feed) list ports whose leaves must already answer. A
  * new per-port document adds its folder here.
  */
-export const PORT_DOCUMENT_PREFIXES: readonly string[] = [AVERAGES_FOLDER, FORECAST_FOLDER, RSS_PORT_FOLDER];
+export const PORT_DOCUMENT_PREFIXES: readonly string[] = [
+  AVERAGES_FOLDER,
+  FORECAST_FOLDER,
+  TYPICAL_FOLDER,
+  RSS_PORT_FOLDER,
+];
 
 /** Object keys of the published documents in the data bucket. */
 export const DOCUMENT_KEYS = {
@@ -34,6 +40,7 @@ export const DOCUMENT_KEYS = {
   events: 'v1/events.json',
   forecast: (name: string) => `${FORECAST_FOLDER}${name}.json`,
   forecastSkill: 'v1/forecast-skill.json',
+  typical: (name: string) => `${TYPICAL_FOLDER}${name}.json`,
 } as const;
 
 /**
@@ -100,6 +107,10 @@ export const VIEW_PATHS = {
     document: (query: ForecastQuery) => DOCUMENT_KEYS.forecast(portDocumentName(query.port_id)),
   },
   forecastSkill: { path: '/api/v1/forecast-skill', document: () => DOCUMENT_KEYS.forecastSkill },
+  typical: {
+    path: '/api/v1/port-typical-waits',
+    document: (query: TypicalQuery) => DOCUMENT_KEYS.typical(portDocumentName(query.port_id)),
+  },
 } as const satisfies Record<string, ViewPath<never>>;
 
 export type ViewName = keyof typeof VIEW_PATHS;
