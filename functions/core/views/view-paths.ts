@@ -120,3 +120,12 @@ export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 /** The request-a-key form posts here (outside the read-only `/api/v1`; the api function answers). */
 export const KEY_REQUESTS_PATH = '/keys/requests';
+
+/**
+ * The Web Push endpoints (outside the read-only `/api/v1`, like the key requests; the api
+ * function answers): the VAPID public key, and travellers' push alerts (`{id}` below).
+ */
+export const PUSH_PATHS = {
+  publicKey: '/push/vapid-public-key',
+  subscriptions: '/push/subscriptions',
+} as const;
