@@ -134,7 +134,7 @@ describe.skipIf(skipReason !== '')(
       const items = page.locator('#push-list li');
       await expect.poll(() => items.count()).toBe(1);
       expect(await items.first().textContent()).toContain(
-        'Otay Mesa (Passenger) · Into the US · Passenger Standard · below 240 min',
+        'Otay Mesa (Passenger) · Into the US · Passenger · Standard · below 240 min',
       );
       expect(await page.evaluate(() => (globalThis as unknown as { pushCalls: string[] }).pushCalls)).toEqual(
         [publicKey],
@@ -148,28 +148,35 @@ describe.skipIf(skipReason !== '')(
       expect(push.refusals()).toEqual([]);
 
       // The service worker's push handler shows that message as a notification.
+      // Once the worker is active: a push delivered to a registration without one is dropped.
+      await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
       const cdp = await context.newCDPSession(page);
-      const registrations = new Promise<string>((found) =>
-        cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations: list }) => {
-          const live = list.find((r: { isDeleted: boolean }) => !r.isDeleted);
-          if (live) found(live.registrationId);
-        }),
-      );
-      await cdp.send('ServiceWorker.enable');
-      await cdp.send('ServiceWorker.deliverPushMessage', {
-        origin: `${origin}/`,
-        registrationId: await registrations,
-        data: JSON.stringify(message.payload),
+      let registrationId = '';
+      cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations: list }) => {
+        const live = list.find((r: { isDeleted: boolean; scopeURL: string }) => !r.isDeleted);
+        if (live) registrationId = live.registrationId;
       });
+      await cdp.send('ServiceWorker.enable');
+      await expect.poll(() => registrationId, { timeout: SLOW }).not.toBe('');
+      const shown = () =>
+        page.evaluate(async () => {
+          const registration = await navigator.serviceWorker.getRegistration('/');
+          const list = await registration?.getNotifications();
+          return (list ?? []).map((n) => ({ title: n.title, url: (n.data as { url: string }).url }));
+        });
       await expect
         .poll(
-          () =>
-            page.evaluate(async () => {
-              const registration = await navigator.serviceWorker.getRegistration('/');
-              const shown = await registration?.getNotifications();
-              return shown?.map((n) => ({ title: n.title, url: (n.data as { url: string }).url }));
-            }),
-          { timeout: SLOW },
+          async () => {
+            if ((await shown()).length === 0) {
+              await cdp.send('ServiceWorker.deliverPushMessage', {
+                origin: `${origin}/`,
+                registrationId,
+                data: JSON.stringify(message.payload),
+              });
+            }
+            return shown();
+          },
+          { timeout: SLOW, interval: 500 },
         )
         .toEqual([
           { title: (message.payload as { title: string }).title, url: '/ports/otay-mesa-passenger/' },

@@ -29,6 +29,8 @@ interface HeldAlert {
   below: number;
   quiet: { from: string; to: string } | null;
   renewedAt: number;
+  /** The lane as the form named it when the alert was made. */
+  laneText?: string;
 }
 
 const RENEW_EVERY_MS = 7 * 86_400_000;
@@ -43,7 +45,9 @@ const LANES: readonly [Direction, Mode, Lane][] = (['into-us', 'into-canada'] as
 );
 
 const root = document.getElementById('push-alerts') as HTMLElement;
-const t = JSON.parse(root.dataset.strings ?? '{}') as Pick<Strings, 'push' | 'labels'>;
+const t = JSON.parse(root.dataset.strings ?? '{}') as Pick<Strings, 'push'> & {
+  labels?: Record<string, string>;
+};
 const p = t.push;
 const lang = root.dataset.lang ?? 'en';
 const fixedPort = root.dataset.port ? (JSON.parse(root.dataset.port) as PortInfo) : null;
@@ -55,7 +59,7 @@ const portSelect = document.getElementById('push-port') as HTMLSelectElement | n
 const laneSelect = document.getElementById('push-lane') as HTMLSelectElement;
 let ports: PortInfo[] = fixedPort ? [fixedPort] : [];
 
-const label = (key: string) => (t.labels as Record<string, string>)[key] ?? key;
+const label = (key: string) => t.labels?.[key] ?? key;
 
 function held(): HeldAlert[] {
   try {
@@ -82,7 +86,8 @@ function describe(alert: HeldAlert): string {
   const quiet = alert.quiet
     ? ` · ${p.quietShort.replace('{from}', alert.quiet.from).replace('{to}', alert.quiet.to)}`
     : '';
-  return `${alert.portName} · ${label(alert.direction)} · ${label(alert.mode)} ${label(alert.lane)} · ${p.belowShort.replace('{n}', String(alert.below))}${quiet}`;
+  const lane = alert.laneText ?? `${label(alert.direction)} · ${label(alert.mode)} · ${label(alert.lane)}`;
+  return `${alert.portName} · ${lane} · ${p.belowShort.replace('{n}', String(alert.below))}${quiet}`;
 }
 
 function render(): void {
@@ -100,6 +105,8 @@ function render(): void {
 }
 
 function fillLanes(): void {
+  // A port page lists its lanes in the HTML.
+  if (fixedPort) return;
   const port = fixedPort ?? ports.find((x) => x.id === portSelect?.value);
   const chosen = laneSelect.value;
   const offered = port ? LANES.filter(([d, m, l]) => laneOffered(port, d, m, l)) : [];
@@ -189,6 +196,7 @@ async function subscribe(event: SubmitEvent): Promise<void> {
       below,
       quiet,
       renewedAt: Date.now(),
+      laneText: laneSelect.selectedOptions[0]?.textContent ?? undefined,
     };
     keep([...held(), alert]);
     render();
