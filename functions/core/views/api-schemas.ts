@@ -347,6 +347,12 @@ export const LaneForecastSchema = z
       .nullable()
       .describe('Method of every point (mixed: differs by horizon); null when nothing is published'),
     reason: z.string().nullable().describe('Why this method, or why no forecast'),
+    base: z
+      .enum(['cbp-typical', 'blend'])
+      .optional()
+      .describe(
+        "Present when the model started from CBP's typical wait (port-typical-waits) because our own history is thin: cbp-typical alone, or blend (weighted by our sample count)",
+      ),
     points: z.array(ForecastPointSchema).describe('Empty when the lane has too little history or no reading'),
     skill: z.array(
       z.looseObject({
