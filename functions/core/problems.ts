@@ -26,6 +26,7 @@ export const PROBLEMS = {
   'not-found': { status: 404, slug: 'not-found', title: 'Not found' },
   'method-not-allowed': { status: 405, slug: 'method-not-allowed', title: 'Method not allowed' },
   'too-large': { status: 413, slug: 'too-large', title: 'Request body too large' },
+  'range-not-satisfiable': { status: 416, slug: 'range-not-satisfiable', title: 'Range not satisfiable' },
   'unsupported-media-type': { status: 415, slug: 'unsupported-media-type', title: 'Unsupported media type' },
   'rate-limited': { status: 429, slug: 'rate-limited', title: 'Too many requests' },
   /** API Gateway's usage-plan quota: the same type as any other limit. */
