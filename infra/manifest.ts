@@ -204,7 +204,11 @@ export const CORS_ROUTES: readonly CorsRouteSpec[] = [
     ],
   },
   { path: KEY_REQUESTS_PATH, methods: ['POST'], requestHeaders: ['content-type'] },
-  { path: '/api/', methods: ['GET', 'HEAD'], requestHeaders: ['x-api-key', 'if-none-match', 'if-modified-since'] },
+  {
+    path: '/api/',
+    methods: ['GET', 'HEAD'],
+    requestHeaders: ['x-api-key', 'if-none-match', 'if-modified-since'],
+  },
   { path: '/', methods: ['GET', 'HEAD'], requestHeaders: ['if-none-match', 'if-modified-since'] },
 ];
 
