@@ -7,10 +7,18 @@ import { RETENTION_HOURS } from '../functions/core/model.ts';
 import { PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
 import { SITE_URL } from '../functions/core/site.ts';
 import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
-import { KEY_REQUESTS_PATH, OPENAPI_PATH, VIEW_PATHS } from '../functions/core/views/view-paths.ts';
+import {
+  KEY_REQUESTS_PATH,
+  OPENAPI_PATH,
+  PUSH_PATHS,
+  VIEW_PATHS,
+} from '../functions/core/views/view-paths.ts';
 
 export type { BucketSpec, TableSpec } from '../functions/contract.ts';
 export { BUCKETS, INGEST_TIMEOUT_SECONDS, LIMITS, SECRETS, TABLES } from '../functions/contract.ts';
+
+/** DynamoDB item actions a function may be granted one by one (least privilege). */
+export type DynamoAction = 'GetItem' | 'Query' | 'Scan' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
 
 export interface FunctionSpec {
   readonly name: string;
@@ -20,7 +28,8 @@ export interface FunctionSpec {
   readonly timeoutSeconds: number;
   /** Concurrent executions reserved (and capped); unset: the account's shared pool. */
   readonly reservedConcurrency?: number;
-  readonly tables: { readonly [table: string]: 'read' | 'write' | 'readWrite' };
+  /** A table's grant: read, write, both, or exactly these DynamoDB actions (`Query`, `PutItem` ...). */
+  readonly tables: { readonly [table: string]: 'read' | 'write' | 'readWrite' | readonly DynamoAction[] };
   readonly buckets: { readonly [bucket: string]: 'read' | 'write' | 'readWrite' };
   /**
    * Writes narrower than a table grant: PutItem only on items whose partition key starts with the
@@ -78,6 +87,9 @@ export const FUNCTIONS = {
       rollups: 'readWrite',
       health: 'readWrite',
       alerts: 'readWrite',
+      // Evaluation: every alert (Scan), its dip state (UpdateItem), a gone subscription's alerts
+      // (Query, DeleteItem). It never creates one.
+      pushAlerts: ['Scan', 'Query', 'UpdateItem', 'DeleteItem'],
     },
     buckets: { data: 'readWrite' },
     description:
@@ -112,6 +124,9 @@ export const FUNCTIONS = {
       health: 'read',
       keys: 'read',
       limits: 'readWrite',
+      // Travellers' push alerts: created (Query for a free slot, PutItem), renewed (UpdateItem)
+      // and deleted (DeleteItem) by their token holders; never listed (no Scan).
+      pushAlerts: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     },
     // Reads keys; writes only key requests (REQUEST#<id> items: functions/adapters/dynamo/keys.ts).
     tableWritesUnder: { keys: 'REQUEST#' },
@@ -165,6 +180,11 @@ function apiRoutes(): RouteSpec[] {
     { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },
     // The request-a-key form (outside the read-only /api/v1): POST, and 405 for the rest.
     { path: KEY_REQUESTS_PATH, methods: ['ANY'], function: 'api' },
+    // Web Push: the VAPID public key and travellers' push alerts (outside /api/v1 too); the
+    // function answers 405 to the methods each does not take.
+    { path: PUSH_PATHS.publicKey, methods: ['ANY'], function: 'api' },
+    { path: PUSH_PATHS.subscriptions, methods: ['ANY'], function: 'api' },
+    { path: `${PUSH_PATHS.subscriptions}/{id}`, methods: ['ANY'], function: 'api' },
     { path: '/{proxy+}', methods: ['ANY'], function: 'api' },
   ];
 }
@@ -204,6 +224,12 @@ export const CORS_ROUTES: readonly CorsRouteSpec[] = [
     ],
   },
   { path: KEY_REQUESTS_PATH, methods: ['POST'], requestHeaders: ['content-type'] },
+  { path: PUSH_PATHS.subscriptions, methods: ['POST'], requestHeaders: ['content-type'] },
+  {
+    path: `${PUSH_PATHS.subscriptions}/`,
+    methods: ['PUT', 'DELETE'],
+    requestHeaders: ['authorization', 'content-type'],
+  },
   {
     path: '/api/',
     methods: ['GET', 'HEAD'],

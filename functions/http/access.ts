@@ -23,19 +23,28 @@ export interface AccessPolicies {
   key: LimitPolicy;
   public: LimitPolicy;
   keyRequests: LimitPolicy;
+  pushSubscriptions: LimitPolicy;
 }
 
 /** The limit policies a configuration sets (the api function, and the docs built from the same). */
 export function accessPoliciesOf(
   config: Pick<
     ApiConfig,
-    'KEY_RATE_LIMIT_PER_MINUTE' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'KEY_REQUESTS_PER_HOUR'
+    | 'KEY_RATE_LIMIT_PER_MINUTE'
+    | 'PUBLIC_RATE_LIMIT_PER_MINUTE'
+    | 'KEY_REQUESTS_PER_HOUR'
+    | 'PUSH_SUBSCRIPTIONS_PER_HOUR'
   >,
 ): AccessPolicies {
   return {
     key: { name: 'key', quota: config.KEY_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
     public: { name: 'ip', quota: config.PUBLIC_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
     keyRequests: { name: 'key-requests', quota: config.KEY_REQUESTS_PER_HOUR, windowSeconds: 3600 },
+    pushSubscriptions: {
+      name: 'push-subscriptions',
+      quota: config.PUSH_SUBSCRIPTIONS_PER_HOUR,
+      windowSeconds: 3600,
+    },
   };
 }
 
@@ -47,7 +56,7 @@ export interface AccessDeps {
   log?: (line: string) => void;
 }
 
-export type AccessScope = 'api' | 'key-requests';
+export type AccessScope = 'api' | 'key-requests' | 'push-subscriptions';
 
 export type AccessOutcome =
   | { admitted: true; keyId: string | null; headers: Record<string, string> }
@@ -107,9 +116,11 @@ export function createAccess(deps: AccessDeps) {
     const [policy, subject] =
       scope === 'key-requests'
         ? [deps.policies.keyRequests, `KEYREQ#${ip}`]
-        : keyId
-          ? [deps.policies.key, `KEY#${keyId}`]
-          : [deps.policies.public, `IP#${ip}`];
+        : scope === 'push-subscriptions'
+          ? [deps.policies.pushSubscriptions, `PUSHSUB#${ip}`]
+          : keyId
+            ? [deps.policies.key, `KEY#${keyId}`]
+            : [deps.policies.public, `IP#${ip}`];
     let decision: Awaited<ReturnType<typeof consume>>;
     try {
       decision = await consume(deps.limits, policy, subject, now);

@@ -52,6 +52,11 @@ export const STATIC_VIEW_PATTERNS = ROUTES.filter((route) => route.static).map((
 /** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
 export const API_PATTERNS = ['/api/*', '/keys/*', '/.well-known/*'];
 /**
+ * The Web Push endpoints, also to API Gateway, through a cache policy that forwards
+ * Authorization (the delete token): CloudFront forwards that header no other way.
+ */
+export const PUSH_PATTERNS = ['/push/*'];
+/**
  * Paths CloudFront sends to the HTTP API (origin id `mcp`), matched before API_PATTERNS. A REST
  * proxy integration would rename the MCP challenge's `WWW-Authenticate` header (DESIGN.md 5).
  */
@@ -168,6 +173,17 @@ export class EdgeDistribution extends Section {
       queryStringBehavior: CacheQueryStringBehavior.none(),
     });
 
+    // The same for the push endpoints' bearer tokens; the VAPID key's Cache-Control (an hour)
+    // applies to its GETs, and a DELETE or PUT is never cached.
+    const pushCache = new CachePolicy(this, 'PushPassThrough', {
+      comment: 'Web Push endpoints: Authorization reaches the origin',
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(0),
+      maxTtl: Duration.hours(1),
+      headerBehavior: CacheHeaderBehavior.allowList('Authorization'),
+      queryStringBehavior: CacheQueryStringBehavior.none(),
+    });
+
     const headersPolicy = new ResponseHeadersPolicy(
       this,
       'EdgeHeaders',
@@ -235,6 +251,13 @@ export class EdgeDistribution extends Section {
       additionalBehaviors[pattern] = {
         ...apiBehavior(apiOrigin, CachePolicy.CACHING_DISABLED, apiRequests),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        functionAssociations,
+      };
+    }
+    for (const pattern of PUSH_PATTERNS) {
+      additionalBehaviors[pattern] = {
+        ...apiBehavior(apiOrigin, pushCache, apiRequests),
+        viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
         functionAssociations,
       };
     }

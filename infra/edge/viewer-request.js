@@ -1,25 +1,23 @@
 import cf from 'cloudfront';
 
-// CloudFront Function (cloudfront-js-2.0, ES5.1 plus a few additions: no destructuring, spread,
-// ??, ?., classes, Map/Set, for..of), viewer request; the local edge runs it in node:vm. Keep it
-// under 10 KB. Keyless view reads become S3 keys; the rest of /api/ goes to the API origin.
-// Preflights are answered here on every path from CORS_ROUTES, and a method a path does not take
-// is 405, except on the HTTP API's paths (/mcp, /.well-known/), passed on untouched.
+// CloudFront Function, viewer request (cloudfront-js-2.0: ES5.1, no destructuring, spread, ??,
+// ?., classes, Map/Set, for..of; at most 10 KB); the local edge runs it too. Keyless view reads
+// become S3 keys, the rest of /api/ goes to the API. Preflights and 405s are answered here from
+// CORS_ROUTES, except that /mcp and /.well-known/ (the HTTP API) pass untouched but for OPTIONS.
 
 var API_ORIGIN = 'api';
 var AUTHOR = '<https://border-waits.dev/>; rel="author"';
-// A single byte range; anything else is ignored (RFC 9110 14.2), never served as a 206.
+// One byte range; any other Range is dropped (RFC 9110 14.2).
 var RANGE = /^bytes=(\d{1,15})?-(\d{1,15})?$/;
 // [path or prefix/, methods, headers], from infra/manifest.ts by `npm run edge:slugs`.
 // BEGIN CORS_ROUTES
 // biome-ignore format: one line
-var CORS_ROUTES = [["/mcp","POST","authorization, content-type, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name, last-event-id"],["/keys/requests","POST","content-type"],["/api/","GET, HEAD","x-api-key, if-none-match, if-modified-since"],["/","GET, HEAD","if-none-match, if-modified-since"]];
+var CORS_ROUTES = [["/mcp","POST","authorization, content-type, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name, last-event-id"],["/keys/requests","POST","content-type"],["/push/subscriptions","POST","content-type"],["/push/subscriptions/","PUT, DELETE","authorization, content-type"],["/api/","GET, HEAD","x-api-key, if-none-match, if-modified-since"],["/","GET, HEAD","if-none-match, if-modified-since"]];
 // END CORS_ROUTES
 var BORDERS = { mx: 'mx', ca: 'ca' };
 var PORT_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
 
-// Slug -> the name a port's documents have (its lower-case id; a port outside the catalogue has
-// that as slug), from the catalogue by `npm run edge:slugs` (test/infra/edge.test.ts checks).
+// Slug -> the name of a port's documents (its lower-case id), by `npm run edge:slugs`.
 // BEGIN SLUG_IDS
 // biome-ignore format: one line
 var SLUG_IDS = {"jackman":"010401","houlton":"010601","madawaska":"010901","calais-ferry-point":"011501","calais-milltown":"011502","calais-international-avenue":"011503","derby-line-i-91":"020901","norton":"021101","highgate-springs":"021201","ogdensburg":"070101","massena":"070401","alexandria-bay-thousand-islands-bridge":"070801","alexandria-bay-ny":"070803","champlain":"071201","buffalo-niagara-falls-peace-bridge":"090101","buffalo-niagara-falls-rainbow-bridge":"090102","buffalo-niagara-falls-whirlpool-bridge":"090103","buffalo-niagara-falls-lewiston-bridge":"090104","blaine-pacific-highway":"300401","blaine-peace-arch":"300402","blaine-point-roberts":"300403","sumas":"300901","lynden":"302301","sweetgrass":"331001","pembina":"340101","north-portal":"cbsa-north-portal","international-falls":"360401","detroit-ambassador-bridge":"380001","detroit-windsor-tunnel":"380002","detroit-gordie-howe-international-bridge":"380102","port-huron-bluewater-bridge":"380201","sault-ste-marie-international-bridge-ssm":"380301","madawaska-l01901":"l01901","paso-del-norte":"202401","gateway":"230103","del-rio":"230201","eagle-pass-bridge-i":"230301","eagle-pass-bridge-ii":"230302","laredo-bridge-i":"230401","laredo-bridge-ii":"230402","laredo-colombia-solidarity":"230403","laredo-world-trade-bridge":"230404","hidalgo-pharr-hidalgo":"230501","hidalgo-pharr-pharr":"230502","hidalgo-pharr-anzalduas-international-bridge":"230503","rio-grande-city":"230701","progreso-international-bridge":"230901","progreso-donna-international-bridge":"230902","roma":"231001","roma-texas":"231002","el-paso-bridge-of-the-americas-bota":"240201","el-paso-paso-del-norte-pdn":"240202","el-paso-ysleta":"240203","el-paso-stanton-dcl":"240204","presidio":"240301","fabens-tornillo":"240401","ft-hancock":"240403","columbus":"240601","santa-teresa-port-of-entry":"240801","andrade":"250201","calexico-east":"250301","calexico-west":"250302","san-ysidro":"250401","san-ysidro-pedwest":"250407","san-ysidro-cross-border-express":"250409","tecate":"250501","otay-mesa-passenger":"250601","otay-mesa-commercial":"250602","otay-mesa-pedestrian-cross-border-xpress":"250603","douglas-raul-hector-castro":"260101","lukeville":"260201","naco":"260301","naco-260305":"260305","nogales-deconcini":"260401","nogales-mariposa":"260402","nogales-morley-gate":"260403","san-luis-i":"260801","san-luis-ii":"260802","brownsville-b-and-m":"535501","brownsville-veterans-international":"535502","brownsville-los-indios":"535503","brownsville-gateway":"535504","fort-hancock":"l24501"};
@@ -89,7 +87,7 @@ function dataRange(request) {
   return request;
 }
 
-// The S3 REST origin has no index documents: `/status/` and `/status` both mean `status/index.html`.
+// No index documents in S3: `/status/` and `/status` mean `status/index.html`.
 function sitePage(request) {
   var uri = request.uri;
   if (uri.indexOf('/v1/') === 0 || uri.indexOf('/rss') === 0) return dataRange(request);
@@ -111,7 +109,7 @@ function portView(request, uri, folder) {
     return badParameter('port_id must be a port id or slug (letters, digits, hyphens)', uri);
   }
   var name = portId.toLowerCase();
-  // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn may not exist in cloudfront-js-2.0
+  // biome-ignore lint/suspicious/noPrototypeBuiltins: no Object.hasOwn in this runtime
   if (Object.prototype.hasOwnProperty.call(SLUG_IDS, name)) name = SLUG_IDS[name];
   return toStatic(request, folder + name + '.json');
 }
@@ -136,8 +134,8 @@ function handler(event) {
     return out;
   }
 
-  // The request-a-key form posts here (the api function stores requests).
-  if (uri === '/keys/requests') {
+  // The request-a-key form and the Web Push endpoints.
+  if (uri === '/keys/requests' || uri.indexOf('/push/') === 0) {
     cf.selectRequestOriginById(API_ORIGIN);
     return request;
   }
@@ -152,7 +150,7 @@ function handler(event) {
     var border = param(request, 'border');
     if (border === undefined) return toStatic(request, 'v1/ports/all.json');
     // Own properties only: `?border=constructor` must not find Object.prototype's.
-    // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn may not exist in cloudfront-js-2.0
+    // biome-ignore lint/suspicious/noPrototypeBuiltins: no Object.hasOwn in this runtime
     if (!Object.prototype.hasOwnProperty.call(BORDERS, border)) {
       return badParameter('border must be "mx" or "ca", got "' + border.slice(0, 40) + '"', uri);
     }
@@ -171,6 +169,9 @@ function handler(event) {
   }
   if (uri === '/api/v1/port-forecast') {
     return portView(request, uri, 'v1/port-forecast/');
+  }
+  if (uri === '/api/v1/port-typical-waits') {
+    return portView(request, uri, 'v1/port-typical-waits/');
   }
   if (uri === '/api/v1/forecast-skill') {
     return toStatic(request, 'v1/forecast-skill.json');
