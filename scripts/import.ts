@@ -127,7 +127,7 @@ function readings(
 function summaryLine(summary: ImportSummary, seconds: number): string {
   const span =
     summary.from && summary.to
-      ? `${summary.from.slice(0, 10)} to ${summary.to.slice(0, 10)} (UTC)`
+      ? `readings from ${summary.from.slice(0, 16)}Z to ${summary.to.slice(0, 16)}Z`
       : 'no reading';
   return (
     `import: ${count(summary.read)} rows read, ${count(summary.written)} written, ` +
