@@ -6,7 +6,7 @@
  * authorizers need no other part of zod, and mini costs them about 25 KB of bundle instead of 90.
  */
 import * as z from 'zod/mini';
-import { BUCKETS, LIMITS, SECRETS, TABLES } from './contract.ts';
+import { BUCKETS, DEFAULT_PUSH_SERVICE_HOSTS, LIMITS, SECRETS, TABLES } from './contract.ts';
 import { SITE_ORIGIN } from './core/site.ts';
 
 /**
@@ -57,6 +57,7 @@ const tableNames = {
   [TABLES.limits.envVar]: text(TABLES.limits.name, 3),
   [TABLES.alerts.envVar]: text(TABLES.alerts.name, 3),
   [TABLES.forecasts.envVar]: text(TABLES.forecasts.name, 3),
+  [TABLES.pushAlerts.envVar]: text(TABLES.pushAlerts.name, 3),
   [BUCKETS.data.envVar]: text(BUCKETS.data.name, 3),
 } as const;
 
@@ -96,8 +97,53 @@ export const ForecastConfigSchema = /* @__PURE__ */ built(() =>
   z.extend(StoreConfigSchema, {
     /** Time the forecast step may spend starting ports in one run; ports not reached wait for the next. */
     FORECAST_BUDGET_MS: positiveInt(40_000),
+    /** CBP's hourly graph (its typical waits): a URL template with `{bwtId}` and `{date}`. */
+    CBP_GRAPH_URL: z._default(
+      z
+        .url(URL_MESSAGE)
+        .check(
+          z.refine(
+            (value) => value.includes('{bwtId}') && value.includes('{date}'),
+            'must hold {bwtId} and {date}, e.g. https://bwt.cbp.gov/api/bwtwaittimegraph/{bwtId}/{date}',
+          ),
+        ),
+      'https://bwt.cbp.gov/api/bwtwaittimegraph/{bwtId}/{date}',
+    ),
+    /** Per graph request: headers and body. */
+    GRAPH_TIMEOUT_MS: positiveInt(10_000),
   }),
 );
+
+const commaList = /* @__PURE__ */ built(() =>
+  z.pipe(
+    z._default(z.string(), ''),
+    z.transform((value: string) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ),
+);
+
+/**
+ * Where Web Push endpoints may be: comma-separated host names (`*.` for every subdomain,
+ * `host:port` for another port than 443), the browsers' push services when unset.
+ */
+const PUSH_SERVICE_HOSTS = /* @__PURE__ */ built(() =>
+  z.pipe(
+    z._default(z.string(), DEFAULT_PUSH_SERVICE_HOSTS.join(',')),
+    z.transform((value: string) =>
+      value
+        .split(',')
+        .map((item) => item.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ),
+);
+
+/** Where the random string the VAPID key pair derives from is: a Secrets Manager ARN in AWS, a file name locally. */
+const VAPID_KEY_SECRET = text(SECRETS.vapidKey.name);
 
 export const ApiConfigSchema = /* @__PURE__ */ built(() =>
   z.extend(StoreConfigSchema, {
@@ -105,6 +151,10 @@ export const ApiConfigSchema = /* @__PURE__ */ built(() =>
     PUBLIC_RATE_LIMIT_PER_MINUTE: positiveInt(LIMITS.publicPerMinute),
     /** Key requests (the request-a-key form) per client IP per hour. */
     KEY_REQUESTS_PER_HOUR: positiveInt(LIMITS.keyRequestsPerHour),
+    /** `POST /push/subscriptions` per client IP per hour. */
+    PUSH_SUBSCRIPTIONS_PER_HOUR: positiveInt(LIMITS.pushSubscriptionsPerHour),
+    PUSH_SERVICE_HOSTS,
+    VAPID_KEY_SECRET,
   }),
 );
 
@@ -146,23 +196,15 @@ const WebhookSchema = /* @__PURE__ */ built(() =>
     ALERT_DELIVERY_DEADLINE_MS: positiveInt(15_000),
     /** Webhook deliveries in flight at once. */
     ALERT_DELIVERY_CONCURRENCY: positiveInt(8),
+    VAPID_KEY_SECRET,
+    PUSH_SERVICE_HOSTS,
+    /** Upper bound of one push message's request to a push service. */
+    PUSH_TIMEOUT_MS: positiveInt(5_000),
   }),
 );
 
 export const IngestWithAlertsConfigSchema = /* @__PURE__ */ built(() =>
   z.extend(IngestConfigSchema, WebhookSchema.shape),
-);
-
-const commaList = /* @__PURE__ */ built(() =>
-  z.pipe(
-    z._default(z.string(), ''),
-    z.transform((value: string) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean),
-    ),
-  ),
 );
 
 export const McpConfigSchema = /* @__PURE__ */ built(() =>
@@ -179,8 +221,6 @@ export const McpConfigSchema = /* @__PURE__ */ built(() =>
     MCP_TIER_CLAIM: text('tier'),
     /** Host names a request may name in `Host` (empty: no check, as behind CloudFront). */
     MCP_ALLOWED_HOSTS: commaList,
-    /** Host names a browser `Origin` may have (the resource's own host is always allowed). */
-    MCP_ALLOWED_ORIGINS: commaList,
     MCP_MAX_BODY_BYTES: positiveInt(256 * 1024),
     /** tools/call per minute per client IP without a token (the spec: rate limit tool invocations). */
     MCP_RATE_LIMIT_PER_MINUTE: positiveInt(120),

@@ -74,6 +74,17 @@ export const TABLES = {
     envVar: 'TABLE_ALERTS',
   },
   /**
+   * Travellers' push alerts: pk = EP#<hash of the browser's push endpoint>, sk = slot#<0-9> (one
+   * slot per alert, so the cap per subscription is exact); expire 90 days after the last renewal.
+   */
+  pushAlerts: {
+    name: 'push-alerts',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'ttl',
+    envVar: 'TABLE_PUSH_ALERTS',
+  },
+  /**
    * Forecasts per port and 15-minute slot until scored (P#port/issuedAt), the track record per port
    * and target date (S#port/date), finished slots (CYCLE/slot).
    */
@@ -115,6 +126,8 @@ export const LIMITS = {
   publicPerMinute: 120,
   keyRequestsPerHour: 5,
   edgePerMinute: 300,
+  /** `POST /push/subscriptions` per client IP per hour (PUSH_SUBSCRIPTIONS_PER_HOUR). */
+  pushSubscriptionsPerHour: 20,
 } as const;
 
 /**
@@ -124,7 +137,7 @@ export const LIMITS = {
  * caps, nor the mcp function the API's.
  */
 export const COUNTER_PREFIXES = {
-  api: { key: 'KEY#', ip: 'IP#', keyRequests: 'KEYREQ#' },
+  api: { key: 'KEY#', ip: 'IP#', keyRequests: 'KEYREQ#', pushSubscriptions: 'PUSHSUB#' },
   mcp: { user: 'MCPUSER#', ip: 'MCPIP#', alerts: 'ALERTS#' },
 } as const;
 
@@ -135,4 +148,19 @@ export const COUNTER_PREFIXES = {
 export const SECRETS = {
   originVerify: { name: 'origin-verify', envVar: 'ORIGIN_VERIFY_SECRET' },
   webhookSigningKey: { name: 'webhook-signing-key', envVar: 'WEBHOOK_SIGNING_KEY_SECRET' },
+  /** The random string the VAPID key pair of Web Push is derived from (`vapidKeysOf`). */
+  vapidKey: { name: 'vapid-key', envVar: 'VAPID_KEY_SECRET' },
 } as const;
+
+/**
+ * The browsers' push services, where a Web Push endpoint may be (PUSH_SERVICE_HOSTS): Chrome and
+ * Android (FCM), Firefox (Mozilla autopush), Safari and installed iOS web apps (Apple), Edge
+ * (WNS). `*.` admits every subdomain; `host:port` a port other than 443 (a local stand-in).
+ */
+export const DEFAULT_PUSH_SERVICE_HOSTS = [
+  'fcm.googleapis.com',
+  'updates.push.services.mozilla.com',
+  'web.push.apple.com',
+  '*.push.apple.com',
+  '*.notify.windows.com',
+] as const;

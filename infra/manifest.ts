@@ -11,11 +11,15 @@ import {
   DOCUMENTS_PREFIX,
   KEY_REQUESTS_PATH,
   OPENAPI_PATH,
+  PUSH_PATHS,
   VIEW_PATHS,
 } from '../functions/core/views/view-paths.ts';
 
 export type { BucketSpec, TableSpec } from '../functions/contract.ts';
 export { BUCKETS, INGEST_TIMEOUT_SECONDS, LIMITS, SECRETS, TABLES } from '../functions/contract.ts';
+
+/** DynamoDB item actions a function may be granted one by one (least privilege). */
+export type DynamoAction = 'GetItem' | 'Query' | 'Scan' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
 
 export interface FunctionSpec {
   readonly name: string;
@@ -25,7 +29,8 @@ export interface FunctionSpec {
   readonly timeoutSeconds: number;
   /** Concurrent executions reserved (and capped); unset: the account's shared pool. */
   readonly reservedConcurrency?: number;
-  readonly tables: { readonly [table: string]: 'read' | 'write' | 'readWrite' };
+  /** A table's grant: read, write, both, or exactly these DynamoDB actions (`Query`, `PutItem` ...). */
+  readonly tables: { readonly [table: string]: 'read' | 'write' | 'readWrite' | readonly DynamoAction[] };
   readonly buckets: { readonly [bucket: string]: 'read' | 'write' | 'readWrite' };
   /**
    * Writes narrower than a table grant: PutItem only on items whose partition key starts with the
@@ -94,6 +99,9 @@ export const FUNCTIONS = {
       rollups: 'readWrite',
       health: 'readWrite',
       alerts: 'readWrite',
+      // Evaluation: every alert (Scan), its dip state (UpdateItem), a gone subscription's alerts
+      // (Query, DeleteItem). It never creates one.
+      pushAlerts: ['Scan', 'Query', 'UpdateItem', 'DeleteItem'],
     },
     buckets: { data: 'readWrite' },
     description:
@@ -127,6 +135,9 @@ export const FUNCTIONS = {
       rollups: 'read',
       health: 'read',
       keys: 'read',
+      // Travellers' push alerts: created (Query for a free slot, PutItem), renewed (UpdateItem)
+      // and deleted (DeleteItem) by their token holders; never listed (no Scan).
+      pushAlerts: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     },
     // Reads keys; writes only key requests (REQUEST#<id> items: functions/adapters/dynamo/keys.ts).
     tableWritesUnder: { keys: 'REQUEST#' },
@@ -181,6 +192,10 @@ function apiRoutes(): RouteSpec[] {
     { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },
     // The request-a-key form (outside the read-only /api/v1).
     { path: KEY_REQUESTS_PATH, methods: ['POST'], function: 'api' },
+    // Web Push: the VAPID public key and travellers' push alerts (outside /api/v1 too).
+    { path: PUSH_PATHS.publicKey, methods: ['GET', 'HEAD'], function: 'api' },
+    { path: PUSH_PATHS.subscriptions, methods: ['POST'], function: 'api' },
+    { path: `${PUSH_PATHS.subscriptions}/{id}`, methods: ['PUT', 'DELETE'], function: 'api' },
   ];
 }
 
@@ -272,6 +287,8 @@ export { RETENTION_HOURS };
 
 /** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
 export const API_PATTERNS = ['/api/*', '/keys/*', '/.well-known/*'];
+/** The Web Push endpoints: to API Gateway too, through their own cache policy (the stack's). */
+export const PUSH_PATTERNS = ['/push/*'];
 
 /** Paths the CDN serves from the data bucket (the rest of the keyless site comes from the site bucket). */
 export const DATA_PATH_PREFIXES = ['/v1/', '/rss.xml', '/rss/'] as const;

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { API_PATTERNS, DATA_PATH_PREFIXES, isHttpRoutePath, ROUTES } from './manifest.ts';
+import { API_PATTERNS, DATA_PATH_PREFIXES, isHttpRoutePath, PUSH_PATTERNS, ROUTES } from './manifest.ts';
 
 /** Which kind of behaviour serves a path: the status site, a published document, or an API. */
 export type BehaviourKind = 'site' | 'data' | 'api';
@@ -125,6 +125,10 @@ export function behaviourKindOf(pathname: string): BehaviourKind {
   const views = ROUTES.filter((route) => route.static).map((route) => `${route.path}*`);
   const documents = DATA_PATH_PREFIXES.map((prefix) => (prefix.endsWith('/') ? `${prefix}*` : prefix));
   if ([...views, ...documents].some((pattern) => matches(pathname, pattern))) return 'data';
-  if (isHttpRoutePath(pathname) || API_PATTERNS.some((pattern) => matches(pathname, pattern))) return 'api';
+  if (
+    isHttpRoutePath(pathname) ||
+    [...API_PATTERNS, ...PUSH_PATTERNS].some((pattern) => matches(pathname, pattern))
+  )
+    return 'api';
   return 'site';
 }

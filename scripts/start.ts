@@ -31,6 +31,9 @@ for (const name of [
   'MCP_TIER_CLAIM',
   'MCP_RATE_LIMIT_PER_MINUTE',
   'MCP_USER_RATE_LIMIT_PER_MINUTE',
+  'PUSH_SERVICE_HOSTS',
+  'PUSH_SUBSCRIPTIONS_PER_HOUR',
+  'PUSH_TIMEOUT_MS',
 ]) {
   const value = env[name];
   if (value !== undefined) functionEnv[name] = value;

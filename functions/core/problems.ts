@@ -25,6 +25,8 @@ export const PROBLEMS = {
   'access-denied': { status: 403, slug: 'access-denied', title: 'Access denied' },
   'not-found': { status: 404, slug: 'not-found', title: 'Not found' },
   'method-not-allowed': { status: 405, slug: 'method-not-allowed', title: 'Method not allowed' },
+  /** A count-limited resource is full (a push subscription's alerts). */
+  'limit-reached': { status: 409, slug: 'limit-reached', title: 'Limit reached' },
   'too-large': { status: 413, slug: 'too-large', title: 'Request body too large' },
   'unsupported-media-type': { status: 415, slug: 'unsupported-media-type', title: 'Unsupported media type' },
   'rate-limited': { status: 429, slug: 'rate-limited', title: 'Too many requests' },

@@ -3,16 +3,19 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLeaseStore } from '../adapters/dynamo/lease.ts';
+import { createPushAlertStore } from '../adapters/dynamo/push-alerts.ts';
 import { createHttpFeedSource } from '../adapters/http-feed/source.ts';
 import { createMetrics, type MetricsOptions, type MetricsSink } from '../adapters/powertools/metrics.ts';
 import { createTelemetry, type TelemetryOptions } from '../adapters/powertools/telemetry.ts';
 import { preloadS3 } from '../adapters/s3/sdk.ts';
 import { createSecretsManagerSource, preloadSecretsManager } from '../adapters/secrets/secrets-manager.ts';
 import { createStores, type Stores } from '../adapters/stores.ts';
+import { createWebPushDelivery } from '../adapters/web-push/deliver.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
 import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { INGEST_TIMEOUT_SECONDS } from '../contract.ts';
-import { evaluateAlerts } from '../core/alerts/alerts.ts';
+import { evaluateAllAlerts } from '../core/alerts/evaluate.ts';
+import { vapidKeysOf } from '../core/alerts/push.ts';
 import { runIngestCycle, type SourceOutcome } from '../core/ingest/ingest.ts';
 import { withLease } from '../core/ingest/lease.ts';
 import { METRIC_NAMES } from '../core/metrics.ts';
@@ -42,7 +45,13 @@ const ALERT_MARGIN_MS = 5_000;
  */
 export function createIngestHandler(
   env: Record<string, string | undefined>,
-  options: { clock?: Clock; secrets?: SecretSource; stores?: Stores } & TelemetryOptions &
+  options: {
+    clock?: Clock;
+    secrets?: SecretSource;
+    /** Extra trusted CA certificates (PEM) for push services: a local stand-in's own CA. */
+    pushCa?: string;
+    stores?: Stores;
+  } & TelemetryOptions &
     MetricsOptions = {},
 ) {
   const config = parseConfig(IngestWithAlertsConfigSchema, env);
@@ -58,16 +67,29 @@ export function createIngestHandler(
   const metrics = createMetrics('ingest', options);
   const log = (line: string) => telemetry.log(line);
   const alerts = createAlertStore(stores.dynamo, settings.tables.alerts);
+  const pushAlerts = createPushAlertStore(stores.dynamo, settings.tables.pushAlerts);
   // The lease is about real time (how long a cycle may run), never the simulated clock.
   const leases = createLeaseStore(stores.dynamo, settings.tables.health);
   const secrets = options.secrets ?? createSecretsManagerSource();
-  // The signing key is read at run time (cached by the source), never from the environment.
-  const deliveryWith = (signingKey: string) =>
+  // The signing key and the VAPID key are read at run time (cached by the source), never from
+  // the environment.
+  const webhookDelivery = async () =>
     createWebhookDelivery({
       allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE,
       timeoutMs: config.ALERT_WEBHOOK_TIMEOUT_MS,
-      signingKey,
+      signingKey: await currentSecret(secrets, config.WEBHOOK_SIGNING_KEY_SECRET),
     });
+  let vapid: { secret: string; keys: ReturnType<typeof vapidKeysOf> } | undefined;
+  const pushDelivery = async () => {
+    const secret = await currentSecret(secrets, config.VAPID_KEY_SECRET);
+    if (vapid?.secret !== secret) vapid = { secret, keys: vapidKeysOf(secret) };
+    return createWebPushDelivery({
+      vapid: vapid.keys,
+      hosts: config.PUSH_SERVICE_HOSTS,
+      timeoutMs: config.PUSH_TIMEOUT_MS,
+      ...(options.pushCa ? { ca: options.pushCa } : {}),
+    });
+  };
   return middy<ScheduledEvent | Record<string, never>, SourceOutcome[]>().handler(async (_event, context) => {
     const run = await withLease(
       leases,
@@ -88,23 +110,21 @@ export function createIngestHandler(
         metrics.flush();
         // After the cycle, on whatever the latest readings now are: stale ones never fire.
         const left = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
-        await currentSecret(secrets, config.WEBHOOK_SIGNING_KEY_SECRET)
-          .then((signingKey) =>
-            evaluateAlerts({
-              alerts,
-              latest: stores.latest,
-              delivery: deliveryWith(signingKey),
-              clock,
-              log,
-              policy: {
-                attempts: config.ALERT_WEBHOOK_ATTEMPTS,
-                backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
-                concurrency: config.ALERT_DELIVERY_CONCURRENCY,
-                deadlineMs: Math.max(0, Math.min(config.ALERT_DELIVERY_DEADLINE_MS, left - ALERT_MARGIN_MS)),
-              },
-            }),
-          )
-          .catch((error: unknown) => telemetry.error('alerts: evaluation failed', error));
+        // One engine for both kinds of alert: the readings read once, one deadline for deliveries.
+        await evaluateAllAlerts({
+          latest: stores.latest,
+          clock,
+          log,
+          deadlineMs: Math.max(0, Math.min(config.ALERT_DELIVERY_DEADLINE_MS, left - ALERT_MARGIN_MS)),
+          concurrency: config.ALERT_DELIVERY_CONCURRENCY,
+          webhooks: {
+            alerts,
+            delivery: webhookDelivery,
+            attempts: config.ALERT_WEBHOOK_ATTEMPTS,
+            backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
+          },
+          push: { store: pushAlerts, delivery: pushDelivery, timeoutMs: config.PUSH_TIMEOUT_MS },
+        }).catch((error: unknown) => telemetry.error('alerts: evaluation failed', error));
         return outcomes;
       },
     );

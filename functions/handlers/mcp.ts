@@ -40,7 +40,6 @@ export function createMcpWebApp(
     auth,
     verifier: createJwtVerifier(auth),
     allowedHosts: config.MCP_ALLOWED_HOSTS,
-    allowedOrigins: config.MCP_ALLOWED_ORIGINS,
     maxBodyBytes: config.MCP_MAX_BODY_BYTES,
     limits: {
       store: createLimitStore(stores.dynamo, settings.tables.limits),

@@ -24,19 +24,28 @@ export interface AccessPolicies {
   key: LimitPolicy;
   public: LimitPolicy;
   keyRequests: LimitPolicy;
+  pushSubscriptions: LimitPolicy;
 }
 
 /** The limit policies a configuration sets (the api function, and the docs built from the same). */
 export function accessPoliciesOf(
   config: Pick<
     ApiConfig,
-    'KEY_RATE_LIMIT_PER_MINUTE' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'KEY_REQUESTS_PER_HOUR'
+    | 'KEY_RATE_LIMIT_PER_MINUTE'
+    | 'PUBLIC_RATE_LIMIT_PER_MINUTE'
+    | 'KEY_REQUESTS_PER_HOUR'
+    | 'PUSH_SUBSCRIPTIONS_PER_HOUR'
   >,
 ): AccessPolicies {
   return {
     key: { name: 'key', quota: config.KEY_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
     public: { name: 'ip', quota: config.PUBLIC_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
     keyRequests: { name: 'key-requests', quota: config.KEY_REQUESTS_PER_HOUR, windowSeconds: 3600 },
+    pushSubscriptions: {
+      name: 'push-subscriptions',
+      quota: config.PUSH_SUBSCRIPTIONS_PER_HOUR,
+      windowSeconds: 3600,
+    },
   };
 }
 
@@ -48,7 +57,7 @@ export interface AccessDeps {
   log?: (line: string) => void;
 }
 
-export type AccessScope = 'api' | 'key-requests';
+export type AccessScope = 'api' | 'key-requests' | 'push-subscriptions';
 
 export type AccessOutcome =
   | { admitted: true; keyId: string | null; headers: Record<string, string> }
@@ -108,9 +117,11 @@ export function createAccess(deps: AccessDeps) {
     const [policy, subject] =
       scope === 'key-requests'
         ? [deps.policies.keyRequests, `${COUNTER_PREFIXES.api.keyRequests}${ip}`]
-        : keyId
-          ? [deps.policies.key, `${COUNTER_PREFIXES.api.key}${keyId}`]
-          : [deps.policies.public, `${COUNTER_PREFIXES.api.ip}${ip}`];
+        : scope === 'push-subscriptions'
+          ? [deps.policies.pushSubscriptions, `${COUNTER_PREFIXES.api.pushSubscriptions}${ip}`]
+          : keyId
+            ? [deps.policies.key, `${COUNTER_PREFIXES.api.key}${keyId}`]
+            : [deps.policies.public, `${COUNTER_PREFIXES.api.ip}${ip}`];
     let decision: Awaited<ReturnType<typeof consume>>;
     try {
       decision = await consume(deps.limits, policy, subject, now);

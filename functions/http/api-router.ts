@@ -6,10 +6,11 @@ import { API_VIEWS, type ApiView } from '../core/api/api-views.ts';
 import type { ReadApi, ReadResult } from '../core/api/read-api.ts';
 import { problem } from '../core/problems.ts';
 import { SITE_URL } from '../core/site.ts';
-import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../core/views/view-paths.ts';
+import { KEY_REQUESTS_PATH, OPENAPI_PATH, PUSH_PATHS } from '../core/views/view-paths.ts';
 import type { Access } from './access.ts';
 import { acceptedResponse, type createKeyRequestHandler } from './key-requests.ts';
 import { problemFromError } from './problem.ts';
+import { type createPushEndpoints, pushResponse } from './push-subscriptions.ts';
 import { jsonResponse, problemResponse, queryParams, strongEtag } from './respond.ts';
 
 export interface ApiRouterDeps {
@@ -23,6 +24,8 @@ export interface ApiRouterDeps {
   access?: Access;
   /** `POST /keys/requests`. */
   keyRequests?: ReturnType<typeof createKeyRequestHandler>;
+  /** The Web Push endpoints (`/push/...`). */
+  push?: ReturnType<typeof createPushEndpoints>;
   log?: (line: string) => void;
 }
 
@@ -88,7 +91,13 @@ export function createApiRouter(deps: ApiRouterDeps) {
     try {
       let keyed = false;
       if (deps.access) {
-        const outcome = await deps.access(event, path === KEY_REQUESTS_PATH ? 'key-requests' : 'api');
+        const scope =
+          path === KEY_REQUESTS_PATH
+            ? 'key-requests'
+            : path === PUSH_PATHS.subscriptions && event.httpMethod === 'POST'
+              ? 'push-subscriptions'
+              : 'api';
+        const outcome = await deps.access(event, scope);
         limit = outcome.headers;
         if (!outcome.admitted) {
           return problemResponse(event, outcome.problem, { ...limit, 'cache-control': 'no-store' });
@@ -100,6 +109,16 @@ export function createApiRouter(deps: ApiRouterDeps) {
         if ('problem' in outcome)
           return problemResponse(event, outcome.problem, { ...limit, ...outcome.headers });
         return acceptedResponse(outcome.body, limit);
+      }
+      if (path.startsWith('/push/') && deps.push) {
+        const outcome = await deps.push(event, path);
+        if (outcome && 'problem' in outcome)
+          return problemResponse(event, outcome.problem, {
+            ...limit,
+            'cache-control': 'no-store',
+            ...outcome.headers,
+          });
+        if (outcome) return pushResponse(event, outcome, limit);
       }
       const openApi = path === OPENAPI_PATH ? deps.openApi : undefined;
       const view = views.get(path);

@@ -12,11 +12,15 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../core/problems.ts';
 import { SITE_URL } from '../core/site.ts';
 import { KeyRequestAcceptedSchema, KeyRequestBodySchema, ProblemSchema } from '../core/views/api-schemas.ts';
 import { KEY_REQUESTS_PATH, OPENAPI_PATH } from '../core/views/view-paths.ts';
+import { PUSH_TOKEN_SCHEME, pushPaths, pushSchemas } from './push-openapi.ts';
 
 export interface OpenApiOptions {
   key: LimitPolicy;
   public: LimitPolicy;
   keyRequests: LimitPolicy;
+  pushSubscriptions: LimitPolicy;
+  /** PUSH_SERVICE_HOSTS. */
+  pushHosts: readonly string[];
   edgePerMinute: number;
 }
 
@@ -337,9 +341,10 @@ export function buildOpenApi(options: OpenApiOptions): Json {
           }),
         },
       },
+      ...pushPaths(options.pushSubscriptions, options.pushHosts),
     },
     components: {
-      schemas,
+      schemas: { ...schemas, ...pushSchemas() },
       headers: headers(options),
       securitySchemes: {
         ApiKeyAuth: {
@@ -349,6 +354,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
           description:
             'Optional. Keys look like bw_live_ followed by 38 letters and digits (the last 6 a checksum). Without a key, access is public and limited per IP; with an invalid or revoked key, 401.',
         },
+        PushToken: PUSH_TOKEN_SCHEME,
       },
       responses: componentResponses,
     },

@@ -7,6 +7,7 @@ import { DIRECTIONS, LANES, MODES } from '../core/model.ts';
 export const AlertViewSchema = z.object({
   id: z.string(),
   portId: z.string(),
+  timeZone: z.string().describe("The port's IANA time zone (the alert's times are UTC)"),
   direction: z.enum(DIRECTIONS),
   mode: z.enum(MODES),
   lane: z.enum(LANES),
@@ -32,7 +33,7 @@ export const AlertViewSchema = z.object({
   ),
 });
 
-export function alertView(alert: Alert): z.input<typeof AlertViewSchema> {
+export function alertView(alert: Alert, timeZone: string): z.input<typeof AlertViewSchema> {
   const { owner: _owner, lastFiredObservedAt: _last, ...view } = alert;
-  return view;
+  return { ...view, timeZone };
 }

@@ -1,8 +1,13 @@
 /**
- * The `/mcp` endpoint as `Request -> Response`: Protected Resource Metadata, Host and Origin
- * checks, POST only, a body-size cap, the OAuth gate, then the SDK. Modern (2026-07-28) requests
- * go through `createMcpHandler`; legacy (2025-06-18, 2025-11-25) ones through a stateless
- * transport answering plain JSON, so a buffered Lambda never waits on a stream.
+ * The `/mcp` endpoint as `Request -> Response`: Protected Resource Metadata, the Host check, POST
+ * only, a body-size cap, the OAuth gate, then the SDK. Modern (2026-07-28) requests go through
+ * `createMcpHandler`; legacy (2025-06-18, 2025-11-25) ones through a stateless transport answering
+ * plain JSON, so a buffered Lambda never waits on a stream.
+ *
+ * Any web origin may call it: it authenticates with bearer tokens, never cookies, so a page on
+ * another site gains nothing a script outside a browser would not have. Every answer carries the
+ * CORS headers (the edge answers the preflights, infra/edge/viewer-request.js), and DNS rebinding
+ * is refused by the Host check where the server runs on a developer's machine.
  */
 import {
   type AuthInfo,
@@ -21,6 +26,7 @@ import {
   limitHeaders,
   policyHeader,
 } from '../core/access/limits.ts';
+import { SITE_URL } from '../core/site.ts';
 import type { Clock } from '../core/stores.ts';
 import { type AuthSettings, authGate, protectedResourceMetadata } from './auth.ts';
 import { createMcpServer } from './create-mcp-server.ts';
@@ -32,8 +38,6 @@ export interface McpAppOptions {
   tools: ToolDeps;
   /** Empty: no Host check (behind CloudFront the Host is the origin's). */
   allowedHosts: readonly string[];
-  /** Host names a browser Origin may have, besides the resource's own. */
-  allowedOrigins: readonly string[];
   maxBodyBytes: number;
   /** Counts tools/call per client IP (anonymous) or per user (signed in). */
   limits?: { store: LimitStore; perIp: LimitPolicy; perUser: LimitPolicy; clock: Clock };
@@ -68,8 +72,45 @@ function withHeaders(response: Response, headers: Record<string, string>): Respo
   });
 }
 
-const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
-  Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
+/** A JSON-RPC id as the request gave it (string, number or null). */
+function idOf(message: unknown): string | number | null {
+  const id = message !== null && typeof message === 'object' ? (message as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * A JSON-RPC error answering `body`: one error object carrying the request's `id` (null when the
+ * body had none, or could not be read), or, for a batch, one per request of the batch.
+ */
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  body: unknown = undefined,
+): Response {
+  const error = (id: string | number | null) => ({ jsonrpc: '2.0', error: { code, message }, id });
+  const payload = Array.isArray(body)
+    ? body.filter((m) => idOf(m) !== null).map((m) => error(idOf(m)))
+    : error(idOf(body));
+  return Response.json(payload, { status, headers });
+}
+
+/** Headers a browser page may read from an answer (CORS), and the attribution link. */
+export const MCP_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers':
+    'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, RateLimit, RateLimit-Policy, Retry-After, Link',
+  link: `<${SITE_URL}>; rel="author"`,
+};
+
+/**
+ * `subscriptions/listen` (2026-07-28) opens a stream of change notifications. This server is
+ * stateless and its tool list never changes (`listChanged: false`), so it offers none: a defined
+ * error, where the SDK (with no subscription allowed) would answer -32603, an internal error.
+ */
+const LISTEN_REFUSAL =
+  'subscriptions/listen is not offered: this server is stateless and its tool list never changes (listChanged is false); call tools/list when you need it.';
 
 export function createMcpApp(
   options: McpAppOptions,
@@ -77,7 +118,6 @@ export function createMcpApp(
   const log = options.log ?? ((line: string) => console.error(line));
   const mcpPath = new URL(options.auth.resourceUrl).pathname;
   const metadata = protectedResourceMetadata(options.auth);
-  const origins = new Set([new URL(options.auth.resourceUrl).hostname, ...options.allowedOrigins]);
   const build = () => createMcpServer(options.tools);
   // Modern leg only ('reject'); the legacy leg below answers JSON instead of SSE bodies.
   const modern = createMcpHandler(build, {
@@ -102,7 +142,9 @@ export function createMcpApp(
     }
   }
 
-  return async (request, context = {}) => {
+  return async (request, context = {}) => withHeaders(await answer(request, context), MCP_RESPONSE_HEADERS);
+
+  async function answer(request: Request, context: McpCallContext): Promise<Response> {
     const { pathname } = new URL(request.url);
     if (pathname.startsWith('/.well-known/oauth-protected-resource')) {
       // The path-inserted document (RFC 9728 section 3.1) and the root one describe the same resource.
@@ -123,17 +165,6 @@ export function createMcpApp(
     if (options.allowedHosts.length > 0) {
       const rejected = hostHeaderValidationResponse(request, [...options.allowedHosts]);
       if (rejected) return rejected;
-    }
-    const origin = request.headers.get('origin');
-    if (origin !== null) {
-      let host: string | null = null;
-      try {
-        host = new URL(origin).hostname;
-      } catch {
-        host = null;
-      }
-      // DNS rebinding and cross-site pages: a browser Origin must be one we serve.
-      if (host === null || !origins.has(host)) return jsonRpcError(403, -32000, 'Origin not allowed');
     }
     if (request.method !== 'POST') {
       return jsonRpcError(
@@ -156,6 +187,12 @@ export function createMcpApp(
       body = JSON.parse(text);
     } catch {
       body = undefined; // the SDK answers the parse error
+    }
+    if (
+      !Array.isArray(body) &&
+      (body as { method?: unknown } | undefined)?.method === 'subscriptions/listen'
+    ) {
+      return jsonRpcError(200, -32601, LISTEN_REFUSAL, {}, body);
     }
     const gate = await authGate(request, body, options.verifier, options.auth);
     if (gate instanceof Response) return gate;
@@ -183,6 +220,7 @@ export function createMcpApp(
           -32000,
           `Too many tool calls: ${decision.policy.quota} per ${decision.policy.windowSeconds} s${calls > 1 ? ` (this batch counts ${calls})` : ''}; retry after ${decision.resetSeconds} s.`,
           rateHeaders,
+          body,
         );
       }
     }
@@ -195,5 +233,5 @@ export function createMcpApp(
             ...(body !== undefined ? { parsedBody: body } : {}),
           });
     return Object.keys(rateHeaders).length > 0 ? withHeaders(response, rateHeaders) : response;
-  };
+  }
 }

@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
 import { TOOLS } from './registry.ts';
-import { planIncludes, SCOPES_SUPPORTED, type Scope, TIERS } from './scopes.ts';
+import { knownTier, planIncludes, SCOPES_SUPPORTED, type Scope } from './scopes.ts';
 
 export {
   planIncludes,
@@ -29,9 +29,14 @@ export {
   tierOf,
 } from './scopes.ts';
 
-/** The scope each protected tool needs, from the tools' own definitions; tools not listed are anonymous. */
-export const TOOL_SCOPES: Readonly<Record<string, Scope>> = Object.fromEntries(
-  TOOLS.flatMap((tool) => (tool.scope ? [[tool.name, tool.scope]] : [])),
+/**
+ * The scope each protected tool needs, from the tools' own definitions; tools not listed are
+ * anonymous. A null-prototype object: a tool name a client sends (`constructor`, `__proto__`) finds
+ * only the tools' own entries, never what `Object.prototype` has.
+ */
+export const TOOL_SCOPES: Readonly<Record<string, Scope>> = Object.assign(
+  Object.create(null) as Record<string, Scope>,
+  Object.fromEntries(TOOLS.flatMap((tool) => (tool.scope ? [[tool.name, tool.scope]] : []))),
 );
 
 export interface AuthSettings {
@@ -113,7 +118,7 @@ export function createJwtVerifier(settings: AuthSettings): OAuthTokenVerifier {
           scopes: [...new Set([...scope, ...scp].filter(Boolean))],
           expiresAt: payload.exp,
           resource: new URL(settings.resourceUrl),
-          extra: { sub: payload.sub, tier: typeof tier === 'string' && tier in TIERS ? tier : null },
+          extra: { sub: payload.sub, tier: knownTier(tier) },
         };
       } catch (error: unknown) {
         if (error instanceof joseErrors.JOSEError && !(error instanceof joseErrors.JWKSTimeout)) {

@@ -11,7 +11,8 @@
  * 4. errors: a {@link ToolError}, a refused query or an unknown port is a tool error with its
  *    message; anything else is logged and answered with a short "try again" (no internals leak);
  * 5. the envelope: `structuredContent` validated (and trimmed) by the output schema, plus a text
- *    (a one-line summary and the same JSON) for clients that read only text.
+ *    for clients that read only text: a readable summary in sentences, not the JSON again (an
+ *    assistant quoting it to a person should not have to translate braces).
  *
  * The scope a tool states here is also what the OAuth gate requires (`TOOL_SCOPES` in auth.ts is
  * derived from the registry).
@@ -177,10 +178,7 @@ export function defineTool<
             const answer = await spec.run(call, deps);
             const structured = spec.output.parse(answer.structured) as Record<string, unknown>;
             return {
-              content: [
-                { type: 'text', text: `${answer.text}\n${JSON.stringify(structured)}` },
-                ...(answer.content ?? []),
-              ],
+              content: [{ type: 'text', text: answer.text }, ...(answer.content ?? [])],
               structuredContent: structured,
             };
           } catch (error: unknown) {

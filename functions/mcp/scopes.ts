@@ -17,10 +17,17 @@ export type Tier = keyof typeof TIERS;
 /** The tier that includes a scope, for messages. */
 export const TIER_OF_SCOPE: Readonly<Record<Scope, Tier>> = { alerts: 'pro', history: 'business' };
 
+/**
+ * A tier name as the token states it, or null when it names none of ours. Own properties only: a
+ * claim such as `constructor` or `__proto__` must not find what `Object.prototype` has.
+ */
+export function knownTier(tier: unknown): Tier | null {
+  return typeof tier === 'string' && Object.hasOwn(TIERS, tier) ? (tier as Tier) : null;
+}
+
 /** The user's tier from the verified token, or null when the IdP states none. */
 export function tierOf(auth: AuthInfo | undefined): Tier | null {
-  const tier = auth?.extra?.tier;
-  return typeof tier === 'string' && tier in TIERS ? (tier as Tier) : null;
+  return knownTier(auth?.extra?.tier);
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   RETENTION_HOURS,
 } from '../core/model.ts';
 import type { Clock, ExportStore } from '../core/stores.ts';
+import { utcToZoned } from '../core/time.ts';
 import type { CrossingSearch } from '../core/trips/crossings.ts';
 import { PortSchema, SkillFiguresSchema } from '../core/views/api-schemas.ts';
 import { PortIdSchema } from '../core/views/queries.ts';
@@ -237,4 +238,38 @@ export function nearOf(
   near: { lat: number; lon: number; radius_km: number } | undefined,
 ): CrossingSearch['near'] {
   return near && { lat: near.lat, lon: near.lon, radiusKm: near.radius_km };
+}
+
+/**
+ * An instant as every tool takes it: ISO 8601 date and time with seconds and `Z` or an offset
+ * (`2026-11-18T14:30:00Z`, `2026-11-18T06:30:00-08:00`).
+ */
+export const InstantSchema = z.iso
+  .datetime({ offset: true })
+  .describe('An ISO 8601 instant with Z or an offset, e.g. 2026-11-18T14:30:00Z');
+
+/** A port-local clock time, `HH:MM` (24-hour), where a tool takes a local time. */
+export const LocalTimeSchema = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour')
+  .describe("Port-local time today, HH:MM (24-hour), in the port's time zone");
+
+/** `HH:MM` of an instant in a time zone. */
+export function localClock(ms: number, timeZone: string): string {
+  const local = utcToZoned(ms, timeZone);
+  return `${String(local.hour).padStart(2, '0')}:${String(local.minute).padStart(2, '0')}`;
+}
+
+/**
+ * A tool's text answer from its sentences: each one trimmed and ended with a full stop (unless it
+ * ends in other punctuation), empty ones left out, joined by single spaces.
+ */
+export function sentences(...parts: (string | null | undefined | false)[]): string {
+  return parts
+    .filter((part): part is string => typeof part === 'string' && part.trim() !== '')
+    .map((part) => {
+      const text = part.trim();
+      return /[.!?:]$/.test(text) ? text : `${text}.`;
+    })
+    .join(' ');
 }

@@ -47,6 +47,7 @@ import {
   EDGE_RESPONSE_HEADERS,
   HTTP_ROUTES,
   LIMITS,
+  PUSH_PATTERNS,
   ROUTES,
 } from '../manifest.ts';
 import { type BehaviourKind, securityHeadersOf } from '../security-headers.ts';
@@ -59,7 +60,11 @@ export const VIEWER_REQUEST_PATH = fileURLToPath(new URL('../edge/viewer-request
 /** Static API views the edge rewrites to data-bucket objects (cache behaviour path patterns). */
 export const STATIC_VIEW_PATTERNS = ROUTES.filter((route) => route.static).map((route) => `${route.path}*`);
 /** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
-export { API_PATTERNS };
+/**
+ * The Web Push endpoints, also to API Gateway, through a cache policy that forwards
+ * Authorization (the delete token): CloudFront forwards that header no other way.
+ */
+export { API_PATTERNS, PUSH_PATTERNS };
 /**
  * Paths CloudFront sends to the HTTP API (origin id `mcp`), matched before API_PATTERNS. A REST
  * proxy integration would rename the MCP challenge's `WWW-Authenticate` header (DESIGN.md 5).
@@ -181,6 +186,17 @@ export class EdgeDistribution extends Section {
     // Content-Security-Policy, the documents' and the APIs' with one that lets nothing run or frame.
     // The APIs answer CORS and Link themselves.
     const headersOf = (kind: BehaviourKind) => securityHeadersOf(kind, props.siteContentSecurityPolicy);
+    // The same for the push endpoints' bearer tokens; the VAPID key's Cache-Control (an hour)
+    // applies to its GETs, and a DELETE or PUT is never cached.
+    const pushCache = new CachePolicy(this, 'PushPassThrough', {
+      comment: 'Web Push endpoints: Authorization reaches the origin',
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(0),
+      maxTtl: Duration.hours(1),
+      headerBehavior: CacheHeaderBehavior.allowList('Authorization'),
+      queryStringBehavior: CacheQueryStringBehavior.none(),
+    });
+
     const headersPolicy = new ResponseHeadersPolicy(
       this,
       'EdgeHeaders',
@@ -260,6 +276,13 @@ export class EdgeDistribution extends Section {
       additionalBehaviors[pattern] = {
         ...apiBehavior(apiOrigin, CachePolicy.CACHING_DISABLED, apiRequests),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        functionAssociations,
+      };
+    }
+    for (const pattern of PUSH_PATTERNS) {
+      additionalBehaviors[pattern] = {
+        ...apiBehavior(apiOrigin, pushCache, apiRequests),
+        viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
         functionAssociations,
       };
     }

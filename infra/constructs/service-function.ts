@@ -17,9 +17,11 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { BuildOptions } from 'esbuild';
-import type { FunctionSpec } from '../manifest.ts';
+import type { DynamoAction, FunctionSpec } from '../manifest.ts';
 
 export type Access = 'read' | 'write' | 'readWrite';
+/** A table grant: a level, or exactly these DynamoDB actions. */
+export type TableAccess = Access | readonly DynamoAction[];
 
 /** Project root: every manifest `entry` is relative to it. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -127,8 +129,9 @@ export class ServiceFunction extends Construct {
   }
 
   /** Grants `access` on the table and hands its physical name to the function as `envVar`. */
-  useTable(envVar: string, table: ITableV2, access: Access): this {
-    if (access === 'read') table.grantReadData(this.fn);
+  useTable(envVar: string, table: ITableV2, access: TableAccess): this {
+    if (typeof access !== 'string') table.grant(this.fn, ...access.map((action) => `dynamodb:${action}`));
+    else if (access === 'read') table.grantReadData(this.fn);
     else if (access === 'write') table.grantWriteData(this.fn);
     else table.grantReadWriteData(this.fn);
     this.fn.addEnvironment(envVar, table.tableName);

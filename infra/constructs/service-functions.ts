@@ -8,7 +8,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { BUCKETS, FUNCTION_SPECS, type FUNCTIONS, SCHEDULES, SECRETS, TABLES } from '../manifest.ts';
 import { Section } from './logical-ids.ts';
-import { type Access, ServiceFunction } from './service-function.ts';
+import { type Access, ServiceFunction, type TableAccess } from './service-function.ts';
 import type { BucketName, Storage, TableName } from './storage.ts';
 
 export type FunctionName = keyof typeof FUNCTIONS;
@@ -34,7 +34,7 @@ export class ServiceFunctions extends Section {
     const functions = {} as Record<FunctionName, ServiceFunction>;
     for (const [key, spec] of entries<FunctionName, (typeof FUNCTION_SPECS)[FunctionName]>(FUNCTION_SPECS)) {
       const fn = new ServiceFunction(this, `Fn-${spec.name}`, { spec });
-      for (const [table, access] of entries<TableName, Access>(spec.tables))
+      for (const [table, access] of entries<TableName, TableAccess>(spec.tables))
         fn.useTable(TABLES[table].envVar, storage.tables[table], access);
       for (const [bucket, access] of entries<BucketName, Access>(spec.buckets))
         fn.useBucket(BUCKETS[bucket].envVar, storage.buckets[bucket], access);
@@ -55,6 +55,12 @@ export class ServiceFunctions extends Section {
     for (const fn of [functions.ingest, functions.mcp]) {
       fn.fn.addEnvironment(SECRETS.webhookSigningKey.envVar, storage.webhookKey.secretArn);
       storage.webhookKey.grantRead(fn.fn);
+    }
+
+    // The VAPID key: the ingest signs push messages with it, the api function serves its public half.
+    for (const fn of [functions.ingest, functions.api]) {
+      fn.fn.addEnvironment(SECRETS.vapidKey.envVar, storage.vapidKey.secretArn);
+      storage.vapidKey.grantRead(fn.fn);
     }
 
     for (const spec of Object.values(SCHEDULES)) {

@@ -39,6 +39,8 @@ export class Storage extends Section {
   readonly webhookKey: Secret;
   /** Value of the origin header CloudFront adds and the authorizers require. */
   readonly originSecret: Secret;
+  /** The random string the Web Push VAPID key pair is derived from (ingest signs, api shows the public key). */
+  readonly vapidKey: Secret;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -99,6 +101,13 @@ export class Storage extends Section {
       'OriginVerifySecret',
       'Value of the x-origin-verify header CloudFront adds to every request to the APIs',
       'Rotated by hand in two steps (new value, then a deploy pointing CloudFront at it; the authorizers accept the current and the previous value meanwhile): README, Security.',
+    );
+    // Secrets Manager cannot make an EC key: it generates this random string, and the functions
+    // derive the P-256 key pair from it (functions/core/alerts/push.ts, vapidKeysOf).
+    this.vapidKey = this.secret(
+      'VapidKey',
+      'Random string the Web Push (VAPID) key pair is derived from',
+      'Browsers bind each push subscription to the VAPID public key: rotating it ends every subscription, so it is rotated by hand only if it leaks (README, Deploy).',
     );
   }
 

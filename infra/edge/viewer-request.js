@@ -174,8 +174,9 @@ function handler(event) {
   var uri = request.uri;
   if (uri.length > 1 && uri.charAt(uri.length - 1) === '/') uri = uri.slice(0, -1);
 
-  // The request-a-key form posts here (the api function stores requests).
-  if (uri === '/keys/requests') {
+  // The request-a-key form posts here (the api function stores requests), and the Web Push
+  // endpoints live beside it.
+  if (uri === '/keys/requests' || uri.indexOf('/push/') === 0) {
     cf.selectRequestOriginById(API_ORIGIN);
     return request;
   }
@@ -213,6 +214,9 @@ function handler(event) {
   }
   if (uri === '/api/v1/port-forecast' && staticMethod) {
     return portView(request, uri, 'v1/port-forecast/');
+  }
+  if (uri === '/api/v1/port-typical-waits' && staticMethod) {
+    return portView(request, uri, 'v1/port-typical-waits/');
   }
   if (uri === '/api/v1/forecast-skill' && staticMethod) {
     return toStatic(request, 'v1/forecast-skill.json');

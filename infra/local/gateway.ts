@@ -89,6 +89,33 @@ export async function readBody(req: IncomingMessage, limit = 6 * 1024 * 1024): P
   return Buffer.concat(parts);
 }
 
+/**
+ * The path parameters of `pathname` under a REST resource path (`/push/subscriptions/{id}`,
+ * `/api/v1/{proxy+}`), or null when it does not match: `{name}` is one segment, `{name+}` the rest.
+ */
+export function matchResource(resource: string, pathname: string): Record<string, string> | null {
+  const names: string[] = [];
+  const pattern = resource
+    .split('/')
+    .map((segment) => {
+      const param = /^\{([A-Za-z0-9_]+)(\+?)\}$/.exec(segment);
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(param[1] as string);
+      return param[2] ? '(.+)' : '([^/]+)';
+    })
+    .join('/');
+  const match = new RegExp(`^${pattern}$`).exec(pathname);
+  if (!match) return null;
+  const decode = (value: string) => {
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
+  };
+  return Object.fromEntries(names.map((name, index) => [name, decode(match[index + 1] as string)]));
+}
+
 export function toRestEvent(
   request: GatewayRequest,
   resource: string,
@@ -123,9 +150,7 @@ export function toRestEvent(
     multiValueHeaders,
     queryStringParameters: hasQuery ? query : null,
     multiValueQueryStringParameters: hasQuery ? multiQuery : null,
-    pathParameters: resource.includes('{proxy+}')
-      ? { proxy: path.slice(resource.indexOf('{proxy+}')) }
-      : null,
+    pathParameters: resource.includes('{') ? matchResource(resource, path) : null,
     stageVariables: null,
     body: text,
     isBase64Encoded: false,

@@ -35,6 +35,7 @@ import {
   type GatewayRequest,
   gatewayResponse,
   invokeProxy,
+  matchResource,
   type ProxyHandler,
   readBody,
   runAuthorizer,
@@ -67,6 +68,11 @@ export interface LocalOptions {
   env?: Record<string, string>;
   clock?: Clock;
   log?: (line: string) => void;
+  /**
+   * Extra trusted CA certificates (PEM) for push services: a stand-in push service's own CA
+   * (`npm start` reads NODE_EXTRA_CA_CERTS instead, which Node reads only at process start).
+   */
+  pushCa?: string;
 }
 
 export interface LocalService {
@@ -124,12 +130,22 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_S3: s3.endpoint,
     ...(options.cbpFeedUrl ? { CBP_FEED_URL: options.cbpFeedUrl } : {}),
+    // CBP's hourly graph from the same origin as its feed (the simulator serves both).
+    ...(options.cbpFeedUrl
+      ? { CBP_GRAPH_URL: `${new URL(options.cbpFeedUrl).origin}/api/bwtwaittimegraph/{bwtId}/{date}` }
+      : {}),
     ...(options.cbsaFeedUrl ? { CBSA_FEED_URL: options.cbsaFeedUrl } : {}),
     ...options.env,
   };
-  const apiHandler = createApiHandler(env, clock) as unknown as ProxyHandler;
+  const apiHandler = createApiHandler(env, clock, secrets) as unknown as ProxyHandler;
   // Metrics are CloudWatch's in AWS (EMF lines); locally they would only crowd the console.
-  const ingestHandler = createIngestHandler(env, { clock, log, secrets, metricsOutput: () => {} });
+  const ingestHandler = createIngestHandler(env, {
+    clock,
+    log,
+    secrets,
+    metricsOutput: () => {},
+    ...(options.pushCa ? { pushCa: options.pushCa } : {}),
+  });
   const forecastHandler = createForecastHandler(env, { clock, log });
   const sweepClient = createDocumentClient({ endpoint: dynamo.endpoint });
   // The stack's REQUEST authorizer, run by the local gateway before the api function.
@@ -182,9 +198,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const route =
       ROUTES.find((r) => r.path === url.pathname) ??
-      ROUTES.find(
-        (r) => r.path.endsWith('{proxy+}') && url.pathname.startsWith(r.path.replace('{proxy+}', '')),
-      );
+      ROUTES.find((r) => r.path.includes('{') && matchResource(r.path, url.pathname) !== null);
     const body = await readBody(req);
     const request: GatewayRequest = {
       method: req.method ?? 'GET',

@@ -95,7 +95,7 @@ export interface Comparison {
   forward: number;
 }
 
-const SOURCE_OF_FEED: Record<SimulatedFeed, string> = { cbp: 'cbp', cbsa: 'cbsa' };
+const SOURCE_OF_FEED: Record<SimulatedFeed, string> = { cbp: 'cbp', cbsa: 'cbsa', graph: 'cbp' };
 
 const same = (a: LaneState, b: LaneState) =>
   a.status === b.status &&

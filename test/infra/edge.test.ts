@@ -51,6 +51,8 @@ describe('viewer-request outcomes', () => {
     ['/api/v1/port-forecast?port_id=L24501', '/v1/port-forecast/l24501.json'],
     ['/api/v1/port-hourly-averages?port_id=L01901', '/v1/port-hourly-averages/l01901.json'],
     ['/api/v1/forecast-skill', '/v1/forecast-skill.json'],
+    ['/api/v1/port-typical-waits?port_id=san-ysidro', '/v1/port-typical-waits/250401.json'],
+    ['/api/v1/port-typical-waits?port_id=L24501', '/v1/port-typical-waits/l24501.json'],
   ])('%s -> data object %s', (path, uri) => {
     const out = edge(path);
     expect(out.kind).toBe('request');
@@ -63,7 +65,7 @@ describe('viewer-request outcomes', () => {
   it.each(PORTS.map((port) => [port.slug, port.id] as const))(
     'the catalogued slug %s reads the documents of port %s, in any case',
     (slug, id) => {
-      for (const path of ['port-hourly-averages', 'port-forecast']) {
+      for (const path of ['port-hourly-averages', 'port-forecast', 'port-typical-waits']) {
         for (const name of [slug, slug.toUpperCase(), id, id.toUpperCase()]) {
           const out = edge(`/api/v1/${path}?port_id=${name}`);
           expect(out.kind === 'request' && out.request.uri).toBe(`/v1/${path}/${id.toLowerCase()}.json`);
@@ -83,6 +85,7 @@ describe('viewer-request outcomes', () => {
     '/api/v1/port-hourly-averages',
     '/api/v1/port-forecast',
     '/api/v1/port-forecast?port_id=../x',
+    '/api/v1/port-typical-waits',
     // Names Object.prototype has: only the table's own entries count.
     '/api/v1/ports?border=constructor',
     '/api/v1/ports?border=__proto__',
@@ -102,6 +105,7 @@ describe('viewer-request outcomes', () => {
     ['/api/v1/ports', { 'x-api-key': 'bw_live_abc' }],
     ['/api/v1/port-hourly-averages?port_id=250401', { 'x-api-key': 'bw_live_abc' }],
     ['/api/v1/port-forecast?port_id=250401', { 'x-api-key': 'bw_live_abc' }],
+    ['/api/v1/port-typical-waits?port_id=250401', { 'x-api-key': 'bw_live_abc' }],
     ['/keys/requests', {}],
   ])('%s %j -> origin api', (path, headers) => {
     const out = edge(path, headers);

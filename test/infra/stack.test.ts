@@ -233,6 +233,55 @@ describe('functions', () => {
   });
 });
 
+describe('push alerts', () => {
+  const table = () => logicalId(stack.tables.pushAlerts);
+  it('the table expires alerts by TTL (ttl) and is keyed by subscription and slot', () => {
+    expect(resources[table()]?.Properties).toMatchObject({
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+    });
+  });
+  it('the api function creates, renews and deletes alerts but cannot list them; the ingest cannot create one', () => {
+    expect(actionsOn('api', table()).sort()).toEqual(
+      ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'].sort(),
+    );
+    expect(actionsOn('ingest', table()).sort()).toEqual(
+      ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:UpdateItem'].sort(),
+    );
+    for (const fn of ['mcp', 'forecast'] as const) expect(actionsOn(fn, table())).toEqual([]);
+  });
+  it('only ingest and api may read the VAPID key, and their environment holds only its ARN', () => {
+    const secret = secretId('VAPID');
+    const withKey = Object.values(template.findResources('AWS::Lambda::Function'))
+      .filter((fn) => fn.Properties.Environment?.Variables?.[SECRETS.vapidKey.envVar] !== undefined)
+      .map((fn) => {
+        expect(fn.Properties.Environment.Variables[SECRETS.vapidKey.envVar]).toEqual({ Ref: secret });
+        return fn.Properties.Description;
+      })
+      .sort();
+    expect(withKey).toEqual([FUNCTIONS.api.description, FUNCTIONS.ingest.description].sort());
+    for (const fn of ['ingest', 'api'] as const)
+      expect(actionsOn(fn, secret)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue']));
+    for (const fn of ['mcp', 'forecast'] as const) expect(actionsOn(fn, secret)).toEqual([]);
+  });
+  it('/push/* goes to the api origin with Authorization forwarded, HTTPS only', () => {
+    const dist = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0];
+    const behaviours = dist?.Properties.DistributionConfig.CacheBehaviors as Json[];
+    const behaviour = behaviours.find((b) => b.PathPattern === '/push/*') as Json;
+    expect(behaviour).toMatchObject({ TargetOriginId: 'api', ViewerProtocolPolicy: 'https-only' });
+    const policy = resources[(behaviour.CachePolicyId as { Ref: string }).Ref]?.Properties
+      .CachePolicyConfig as { ParametersInCacheKeyAndForwardedToOrigin: Json };
+    expect(policy.ParametersInCacheKeyAndForwardedToOrigin.HeadersConfig).toEqual({
+      HeaderBehavior: 'whitelist',
+      Headers: ['Authorization'],
+    });
+    expect(behaviour.OriginRequestPolicyId).toEqual({ Ref: originRequestPolicyId('REST API') });
+  });
+});
+
 describe('one ingest at a time', () => {
   it('the ingest and forecast functions have a reserved concurrency of 1; the others draw on the shared pool', () => {
     const fnOf = (name: keyof typeof FUNCTIONS) =>
@@ -318,14 +367,16 @@ describe('CloudFront', () => {
   });
   it('api behaviours: caching disabled, the explicit origin request policy', () => {
     const policy = originRequestPolicyId('REST API');
-    for (const b of config.CacheBehaviors.filter((x) => x.TargetOriginId === 'api')) {
+    for (const b of config.CacheBehaviors.filter(
+      (x) => x.TargetOriginId === 'api' && x.PathPattern !== '/push/*',
+    )) {
       expect(b.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
       expect(b.OriginRequestPolicyId).toEqual({ Ref: policy });
     }
   });
   it('view cache policies honour origin Cache-Control (MinTTL 0) and compress', () => {
     const policies = Object.values(template.findResources('AWS::CloudFront::CachePolicy')).filter(
-      (p) => !String(p.Properties.CachePolicyConfig.Comment).startsWith('MCP'),
+      (p) => !/^(MCP|Web Push)/.test(String(p.Properties.CachePolicyConfig.Comment)),
     );
     expect(policies.length).toBeGreaterThanOrEqual(4);
     for (const p of policies) {
@@ -622,7 +673,7 @@ describe('operations', () => {
     template.hasOutput('RollupsTableName', { Value: { Ref: logicalId(stack.tables.rollups) } });
   });
   it('webhook key in Secrets Manager, IdP settings in SSM feeding the mcp function', () => {
-    template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 3);
     const parameters = template.findResources('AWS::SSM::Parameter');
     expect(Object.keys(parameters)).toHaveLength(2);
     const idOf = (description: string) =>
@@ -771,6 +822,7 @@ describe('logical IDs a deployed stack depends on', () => {
         'TableratelimitsFB37A32B',
         'Tablealerts608E69B2',
         'Tableforecasts2631BD4C',
+        'TablepushalertsACC04E7B',
       ],
     ],
     [
@@ -778,7 +830,11 @@ describe('logical IDs a deployed stack depends on', () => {
       ['LogBucketCC3B17E8', 'BucketborderwaitsdataAFB1580A', 'Bucketborderwaitssite6CE2AD97'],
     ],
     // A new webhook key would change every subscriber's secret.
-    ['AWS::SecretsManager::Secret', ['WebhookSigningKeyA6F91456', 'OriginVerifySecret1DED2FB3']],
+    // A new VAPID key would end every browser's push subscription.
+    [
+      'AWS::SecretsManager::Secret',
+      ['WebhookSigningKeyA6F91456', 'OriginVerifySecret1DED2FB3', 'VapidKey5C6447C5'],
+    ],
     // Operators subscribe to the topic by hand.
     ['AWS::SNS::Topic', ['Alarms04B5A0BF']],
     ['AWS::KMS::Key', ['AlarmKeyE05DE300']],

@@ -191,7 +191,12 @@ describe('/api/v1 on the local runtime', () => {
     await expectProblem(await stack.get('/api/v1/port-hourly-averages?port_id=no-such-port'), 404);
   });
 
-  const PORT_PATHS = ['/api/v1/wait-observations', '/api/v1/port-hourly-averages', '/api/v1/port-forecast'];
+  const PORT_PATHS = [
+    '/api/v1/wait-observations',
+    '/api/v1/port-hourly-averages',
+    '/api/v1/port-forecast',
+    '/api/v1/port-typical-waits',
+  ];
   // 250401 is San Ysidro; CBP spells Madawaska's id with a capital (L01901).
   const SPELLINGS = [
     ['250401', '250401'],
@@ -282,6 +287,7 @@ describe('/api/v1 on the local runtime', () => {
     '/api/v1/port-hourly-averages?port_id=250401',
     '/api/v1/port-forecast?port_id=250401',
     '/api/v1/forecast-skill',
+    '/api/v1/port-typical-waits?port_id=250401',
     '/api/v1/wait-observations?port_id=250401',
   ])('gives a request with a valid key the same body as a keyless one: %s', async (path) => {
     const { key } = await issueKey(stack);

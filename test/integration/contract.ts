@@ -65,11 +65,18 @@ export function createContract(document: Json): Contract {
     check(response) {
       const url = new URL(response.path, 'http://local');
       // The document covers the API; the site's pages and data files (feed health, RSS) are not in it.
-      if (!url.pathname.startsWith('/api/') && !url.pathname.startsWith('/keys/')) return;
+      if (!/^\/(api|keys|push)\//.test(url.pathname)) return;
       contract.checked += 1;
       const problems: string[] = [];
       const paths = document.paths as Record<string, Record<string, Json>>;
-      const item = paths[url.pathname];
+      // An exact path, else a templated one (`/push/subscriptions/{id}`).
+      const item =
+        paths[url.pathname] ??
+        Object.entries(paths).find(
+          ([template]) =>
+            template.includes('{') &&
+            new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(url.pathname),
+        )?.[1];
       const method = response.method.toLowerCase();
       const operation = item?.[method];
       const where = `${response.method} ${response.path} -> ${response.status}`;

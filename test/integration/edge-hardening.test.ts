@@ -37,6 +37,7 @@ describe('security headers at the local edge', () => {
     ['POST', '/keys/requests', 400],
     ['GET', '/.well-known/oauth-protected-resource/mcp', 200],
     ['GET', '/mcp', 405],
+    ['GET', '/push/vapid-public-key', 200],
   ])(
     '%s %s (%i): the security headers, and a policy that lets nothing run or frame',
     async (method, path, status) => {

@@ -11,6 +11,7 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
+import fc from 'fast-check';
 import { importJWK, type JWTPayload, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browseAuthorization } from '../../infra/local/dev-idp-login.ts';
@@ -183,6 +184,40 @@ describe.each(WIRE_ERAS)('the authorization matrix in %s (no initialize)', (era)
     expect(status).toBe(200);
     expect(body?.result?.isError).toBeFalsy();
     expect(body?.result?.structuredContent).toMatchObject({ portId: '250401', hours: 2 });
+  });
+});
+
+/** Names `Object.prototype` has: a lookup that is not own-properties-only finds them. */
+const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype);
+
+describe('names Object.prototype has', () => {
+  it('a validly signed tier claim such as constructor or __proto__ is no plan: isError, never a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...PROTOTYPE_NAMES),
+        fc.constantFrom(...WIRE_ERAS),
+        fc.constantFrom(
+          ['list_alerts', {}] as const,
+          ['get_wait_history', { port_id: '250401', hours: 2 }] as const,
+        ),
+        async (tier, era, [tool, args]) => {
+          const token = await forge({ tier, scope: 'alerts history' });
+          const { status, body } = await callTool(stack, era, tool, args, token);
+          expect(status).toBe(200);
+          expect(body?.result?.isError).toBe(true);
+          expect(JSON.stringify(body?.result?.content)).toMatch(/plan/);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('a tool named after one is an unknown tool, not a protected one', async () => {
+    for (const name of PROTOTYPE_NAMES) {
+      const { response, status } = await callTool(stack, '2026-07-28', name, {});
+      expect(status, name).toBeLessThan(500);
+      expect(response.headers.get('www-authenticate'), name).toBeNull();
+    }
   });
 });
 

@@ -49,8 +49,49 @@ describe('tools/call limits', () => {
     expect((await callTool(stack, '2025-11-25', 'list_alerts', {}, business)).status).toBe(200);
   });
 
+  it('a 429 answers with the JSON-RPC id of the request it refuses, each id of a batch', async () => {
+    stack.clock.set(AT + 120_000);
+    for (let i = 0; i < 3; i += 1)
+      await (
+        await fetch(
+          stack.service.mcpUrl,
+          rpcRequest(
+            '2025-11-25',
+            'tools/call',
+            { name: 'search_crossings', arguments: {} },
+            { id: 100 + i },
+          ),
+        )
+      ).text();
+    const single = await fetch(
+      stack.service.mcpUrl,
+      rpcRequest('2026-07-28', 'tools/call', { name: 'search_crossings', arguments: {} }, { id: 'call-7' }),
+    );
+    expect(single.status).toBe(429);
+    expect(await single.json()).toMatchObject({ jsonrpc: '2.0', id: 'call-7', error: { code: -32000 } });
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'search_crossings', arguments: {} },
+    });
+    const batch = await fetch(stack.service.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify([call(41), call(42)]),
+    });
+    expect(batch.status).toBe(429);
+    const answers = (await batch.json()) as { id: number; error: { code: number } }[];
+    expect(answers.map((a) => a.id)).toEqual([41, 42]);
+    expect(answers.every((a) => a.error.code === -32000)).toBe(true);
+  });
+
   it('a new window starts over', async () => {
-    stack.clock.set(AT + 60_000);
+    stack.clock.set(AT + 180_000);
     expect((await callTool(stack, '2026-07-28', 'search_crossings', { query: 'laredo' })).status).toBe(200);
   });
 });

@@ -55,9 +55,11 @@ describe('batches and the alert cap', () => {
     const second = await batch(stack, 60, 'search_crossings', { query: 'laredo' });
     expect(second.status).toBe(429);
     expect(second.headers.get('retry-after')).toBe('30');
-    expect(((await second.json()) as { error: { message: string } }).error.message).toMatch(
-      /this batch counts 60/,
-    );
+    // One error per request of the batch, each with its request's id.
+    const refusals = (await second.json()) as { id: unknown; error: { message: string } }[];
+    expect(refusals).toHaveLength(60);
+    expect(new Set(refusals.map((r) => r.id)).size).toBe(60);
+    expect(refusals[0]?.error.message).toMatch(/this batch counts 60/);
     expect(second.headers.get('ratelimit')).toBe('"mcp-ip";r=0;t=30');
   });
 

@@ -14,7 +14,7 @@ export function rpcRequest(
   era: Era,
   method: string,
   params: Record<string, unknown> = {},
-  options: { token?: string; headers?: Record<string, string>; id?: number } = {},
+  options: { token?: string; headers?: Record<string, string>; id?: number | string } = {},
 ): RequestInit {
   const modern = era === '2026-07-28';
   const headers: Record<string, string> = {

@@ -222,19 +222,19 @@ describe('raw HTTP, no initialize (stateless)', () => {
     await response.body?.cancel();
   });
 
-  it('refuses a foreign Origin with 403 and accepts the own one', async () => {
-    const foreign = await fetch(
-      stack.service.mcpUrl,
-      rpcRequest('2025-11-25', 'tools/list', {}, { headers: { origin: 'https://evil.example' } }),
-    );
-    expect(foreign.status).toBe(403);
-    await foreign.body?.cancel();
-    const own = await fetch(
-      stack.service.mcpUrl,
-      rpcRequest('2025-11-25', 'tools/list', {}, { headers: { origin: stack.service.url } }),
-    );
-    expect(own.status).toBe(200);
-    await own.body?.cancel();
+  it('accepts a call from any web origin (bearer tokens, no cookies) and lets the page read its headers', async () => {
+    for (const origin of ['https://evil.example', 'https://assistant.example', stack.service.url]) {
+      const response = await fetch(
+        stack.service.mcpUrl,
+        rpcRequest('2025-11-25', 'tools/list', {}, { headers: { origin } }),
+      );
+      expect(response.status, origin).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('access-control-expose-headers')).toMatch(
+        /WWW-Authenticate.*Mcp-Session-Id/,
+      );
+      await response.body?.cancel();
+    }
   });
 
   it('refuses a foreign Host (DNS rebinding) with 403', async () => {

@@ -52,6 +52,8 @@ describe('the OpenAPI document', () => {
     expect(keyless.body.openapi).toMatch(/^3\.1\./);
     expect((keyless.body.components as Json).securitySchemes).toEqual({
       ApiKeyAuth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
+      // The delete and renewal token of a push alert.
+      PushToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     });
     const keyed = await stack.json<Json>('/api/v1/openapi.json', { headers: { 'x-api-key': validKey } });
     expect(keyed.body).toEqual(keyless.body);
@@ -157,6 +159,7 @@ describe('fuzzing every query parameter and header', () => {
     '/api/v1/wait-observations',
     '/api/v1/port-forecast',
     '/api/v1/forecast-skill',
+    '/api/v1/port-typical-waits',
     '/api/v1/openapi.json',
     '/api/v1/no-such-view',
   ];

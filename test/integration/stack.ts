@@ -27,6 +27,8 @@ export async function startStack(options: {
   dataDir?: string;
   /** Only these ports in the simulated feeds (default: every catalogue port). */
   ports?: readonly string[];
+  /** A stand-in push service's CA certificate (PEM), trusted by the ingest's push deliveries. */
+  pushCa?: string;
 }): Promise<TestStack> {
   let nowMs = options.atMs;
   const clock = {
@@ -51,6 +53,7 @@ export async function startStack(options: {
       ingestIntervalSeconds: 0,
       clock,
       log: (line) => logs.push(line),
+      ...(options.pushCa ? { pushCa: options.pushCa } : {}),
       env: { FEED_TIMEOUT_MS: '1500', FEED_MAX_BYTES: String(2 * 1024 * 1024), ...options.env },
     });
   let service = await start();

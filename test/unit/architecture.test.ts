@@ -164,19 +164,20 @@ const ALLOWED_TARGETS: Record<Layer, readonly Layer[]> = {
  * The core's capabilities (one folder each under functions/core/) and the only other capabilities
  * each may import. Every capability may import the kernel (the files directly in functions/core/);
  * the kernel imports no capability. The graph is acyclic (a test below checks), so a newcomer can
- * read the core from the bottom up: catalogue, access and history first, ingest last.
+ * read the core from the bottom up: catalogue and access first, ingest last.
  */
 const CAPABILITY_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
   catalogue: [],
   access: [],
-  history: [],
   feeds: ['catalogue'],
   views: ['catalogue', 'access'],
-  forecast: ['catalogue', 'history', 'views'],
+  history: ['catalogue', 'views'],
+  typical: ['feeds', 'views'],
+  forecast: ['catalogue', 'history', 'views', 'typical'],
   alerts: ['catalogue', 'views'],
   trips: ['views'],
   api: ['catalogue', 'views', 'forecast'],
-  ingest: ['catalogue', 'feeds', 'history', 'views', 'forecast', 'alerts'],
+  ingest: ['catalogue', 'feeds', 'history', 'views', 'forecast', 'alerts', 'typical'],
 };
 
 /** The most files the kernel (directly in functions/core/) may hold. */

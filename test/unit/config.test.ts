@@ -48,7 +48,6 @@ describe('configuration', () => {
     expect(parseConfig(IngestWithAlertsConfigSchema, {}).ALERT_WEBHOOK_ALLOW_PRIVATE).toBe(false);
     const mcp = parseConfig(McpConfigSchema, { MCP_ALLOWED_HOSTS: ' a.example, ,b.example ' });
     expect(mcp.MCP_ALLOWED_HOSTS).toEqual(['a.example', 'b.example']);
-    expect(mcp.MCP_ALLOWED_ORIGINS).toEqual([]);
   });
 
   it.each([

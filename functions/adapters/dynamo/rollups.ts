@@ -7,6 +7,7 @@ import {
   mergeHistograms,
   type RollupContribution,
   type RollupStore,
+  type StoredParts,
   settledBefore,
 } from '../../core/history/rollups.ts';
 import type { Direction, HourlyAverage, Lane, Mode } from '../../core/model.ts';
@@ -180,6 +181,8 @@ export function createRollupStore(
 ): RollupStore & {
   /** Recomputes a port's summary from its bucket items (after a migration or a bulk load). */
   rebuildSummary(portId: string): Promise<void>;
+  /** What the port's buckets hold (an import compares a file with it before writing). */
+  storedParts(portId: string): Promise<StoredParts>;
 } {
   /** Writes one bucket's parts; returns the item after the write. */
   async function writeBucket(
@@ -466,6 +469,29 @@ export function createRollupStore(
       const days = new Map(items.map((item) => [String(item.sk), item]));
       summaries.set(portId, { readAt: Date.now(), days });
       return averagesOf(portId, days.values());
+    },
+    async storedParts(portId) {
+      const out: StoredParts = new Map();
+      const pages = queryPages(doc, {
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :w)',
+        ExpressionAttributeValues: { ':pk': portId, ':w': 'w#' },
+        ConsistentRead: true,
+      });
+      for await (const page of pages) {
+        for (const item of page) {
+          const [dayOfWeek = '0', hour = '0'] = String(item.sk).slice(2).split('#');
+          const parts = new Map<string, { sum: number; count: number }>();
+          for (const [key, part] of Object.entries((item.p ?? {}) as Record<string, Part>)) {
+            parts.set(key, { sum: Number(part.s), count: Number(part.n) });
+          }
+          out.set(`${Number(dayOfWeek)}#${Number(hour)}`, {
+            settledThrough: typeof item.ft === 'string' ? item.ft : null,
+            parts,
+          });
+        }
+      }
+      return out;
     },
     async rebuildSummary(portId) {
       const pages = queryPages(doc, {

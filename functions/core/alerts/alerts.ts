@@ -8,9 +8,9 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { mapLimit } from '../concurrency.ts';
-import { freshnessOf } from '../freshness.ts';
 import type { Direction, Lane, LatestReading, Mode } from '../model.ts';
 import type { Clock, LatestStore } from '../stores.ts';
+import { laneKey, latestByLane, readingProblem } from './engine.ts';
 
 /** Firings kept on an alert (the newest first). */
 export const MAX_FIRINGS_KEPT = 20;
@@ -123,11 +123,9 @@ export function conditionMet(alert: Pick<Alert, 'comparison' | 'thresholdMinutes
 
 /** Why an alert does not fire on `reading` now, or null when it fires. */
 export function whyNotFiring(alert: Alert, reading: LatestReading | undefined, nowMs: number): string | null {
-  if (!reading) return 'no reading for this lane';
-  if (reading.status !== 'open' || reading.delayMinutes === null) return `lane ${reading.status}`;
-  if (!reading.observedAt) return 'reading without its own time';
-  if (freshnessOf(reading.source, Date.parse(reading.observedAt), nowMs) !== 'fresh')
-    return 'reading not fresh';
+  // The engine's rule for every kind of alert: open, with a wait and its own time, fresh.
+  const problem = readingProblem(reading, nowMs);
+  if (problem || !reading || reading.delayMinutes === null) return problem ?? 'no reading for this lane';
   if (!conditionMet(alert, reading.delayMinutes)) return 'condition not met';
   if (alert.lastFiredObservedAt === reading.observedAt) return 'already fired on this reading';
   if (alert.lastFiredAt && nowMs - Date.parse(alert.lastFiredAt) < alert.cooldownMinutes * 60_000) {
@@ -163,6 +161,10 @@ interface DeliveryJob {
 export async function evaluateAlerts(deps: {
   alerts: AlertStore;
   latest: LatestStore;
+  /** The lane readings the engine read once for every kind of alert; read from `latest` otherwise. */
+  readings?: ReadonlyMap<string, LatestReading>;
+  /** The engine's deadline on `timer`; `policy.deadlineMs` from now otherwise. */
+  deadline?: number;
   delivery: AlertDelivery;
   clock: Clock;
   policy?: Partial<DeliveryPolicy>;
@@ -176,11 +178,10 @@ export async function evaluateAlerts(deps: {
   const timer = deps.timer ?? (() => performance.now());
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
   const newId = deps.newId ?? (() => `wh_${randomUUID()}`);
-  const deadline = timer() + policy.deadlineMs;
+  const deadline = deps.deadline ?? timer() + policy.deadlineMs;
   const alerts = await deps.alerts.all();
   if (alerts.length === 0) return { evaluated: 0, fired: [], deliveries: 0, pending: 0 };
-  const { readings } = await deps.latest.all();
-  const byLane = new Map(readings.map((r) => [`${r.portId}|${r.direction}|${r.mode}|${r.lane}`, r]));
+  const byLane = deps.readings ?? (await latestByLane(deps.latest));
   // Each alert: its retries that are due, then whether it fires now. Recorded `concurrency` at a time.
   const perAlert = await mapLimit(alerts, policy.concurrency, async (alert) => {
     const nowMs = deps.clock.now();
@@ -192,7 +193,7 @@ export async function evaluateAlerts(deps: {
         jobs.unshift({ alert, firing: earlier as DeliveryJob['firing'], index, firedIndex: null });
       }
     }
-    const reading = byLane.get(`${alert.portId}|${alert.direction}|${alert.mode}|${alert.lane}`);
+    const reading = byLane.get(laneKey(alert));
     if (whyNotFiring(alert, reading, nowMs) !== null || !reading?.observedAt) return { jobs, firing: null };
     const firing: AlertFiring & { id: string } = {
       id: newId(),

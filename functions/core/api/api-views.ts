@@ -16,6 +16,7 @@ import {
   ForecastSkillBodySchema,
   ObservationsBodySchema,
   PortsBodySchema,
+  TypicalWaitsBodySchema,
 } from '../views/api-schemas.ts';
 import {
   AveragesQuerySchema,
@@ -26,6 +27,7 @@ import {
   ObservationsQuerySchema,
   PortsQuerySchema,
   parseQuery,
+  TypicalQuerySchema,
 } from '../views/queries.ts';
 import { VIEW_PATHS, type ViewName } from '../views/view-paths.ts';
 import type { ReadApi, ReadResult } from './read-api.ts';
@@ -120,5 +122,15 @@ export const API_VIEWS = {
     description:
       "Every lane's live track record summarised per horizon: lanes, n, median and p90 MAE of the model, both baselines and the published champion (lanes with at least minimumN scores).",
     read: (api) => api.forecastSkill(),
+  }),
+  typical: view('typical', {
+    query: TypicalQuerySchema,
+    bodies: [TypicalWaitsBodySchema],
+    operationId: 'getPortTypicalWaits',
+    summary: "CBP's typical waits",
+    description:
+      "CBP's own published typical wait (the average line of its hourly graph, with its minimum and maximum) per lane, port-local day of week and hour, fetched daily for the next 7 dates. CBP's numbers, labelled source: cbp; our own averages from observations are port-hourly-averages. typical is an empty array until the first fetch.",
+    example: BODY_EXAMPLES.typical,
+    read: (api, query) => api.typical(query),
   }),
 } as const satisfies Record<ViewName, ApiView>;

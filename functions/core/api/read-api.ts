@@ -21,6 +21,7 @@ import {
   MAX_OBSERVATIONS,
   type ObservationsQuery,
   type PortsQuery,
+  type TypicalQuery,
 } from '../views/queries.ts';
 import { VIEW_PATHS } from '../views/view-paths.ts';
 import { CACHE_CONTROL, type PublishedPort } from '../views/views.ts';
@@ -116,7 +117,7 @@ export function createReadApi(deps: ReadApiDeps) {
    * `empty` as the view answers before the document is out.
    */
   async function portView(
-    view: 'averages' | 'forecast',
+    view: 'averages' | 'forecast' | 'typical',
     idOrSlug: string,
     empty: (port: PublishedPort) => unknown,
   ): Promise<ReadResult> {
@@ -155,6 +156,15 @@ export function createReadApi(deps: ReadApiDeps) {
     async forecast(query: ForecastQuery): Promise<ReadResult> {
       // A known port with no forecast issued yet: no lanes, never an invented number.
       return portView('forecast', query.port_id, (port) => portForecastBody(port.id, null, {}));
+    },
+    async typical(query: TypicalQuery): Promise<ReadResult> {
+      // A known port before CBP's typical waits were first fetched: none, never invented.
+      return portView('typical', query.port_id, (port) => ({
+        portId: port.id,
+        source: 'cbp',
+        fetchedAt: null,
+        typical: [],
+      }));
     },
     async forecastSkill(): Promise<ReadResult> {
       return {

@@ -70,6 +70,16 @@ export function medianOf(histogram: Histogram): number | null {
   return (valueAt(Math.floor((total - 1) / 2)) + valueAt(Math.floor(total / 2))) / 2;
 }
 
+/**
+ * What a port's rollups hold, per bucket (`<dayOfWeek>#<hour>`): each unsettled date's part
+ * (`direction#mode#lane|YYYY-MM-DD` -> sum and count) and the newest settled date, at or before
+ * which no part is ever written again (its total holds it).
+ */
+export type StoredParts = Map<
+  string,
+  { settledThrough: string | null; parts: Map<string, { sum: number; count: number }> }
+>;
+
 export interface RollupStore {
   /** Absolute writes of each date's contribution (idempotent). */
   putContributions(contributions: readonly RollupContribution[]): Promise<void>;

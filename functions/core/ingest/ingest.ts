@@ -51,6 +51,7 @@ import {
   resolveSightings,
 } from '../stores.ts';
 import { ZONE_FOR_ABBREVIATION } from '../time.ts';
+import { buildTypicalDocuments, emptyTypicalBody } from '../typical/typical-waits.ts';
 import { DOCUMENT_KEYS } from '../views/view-paths.ts';
 import {
   type BuiltDocument,
@@ -616,6 +617,13 @@ export async function publish(deps: IngestDeps, averagesFor: ReadonlySet<string>
       : buildForecastDocuments(port, portForecastBody(port.id, null, {}), new Date(nowMs).toISOString()),
   );
   documents.push(...forecasts.flat());
+  // And its typical-waits document (`typical: []` until CBP's are first fetched).
+  const typical = await mapLimit(ports, 4, async (port) =>
+    (await deps.documents.exists(DOCUMENT_KEYS.typical(port.id.toLowerCase())))
+      ? []
+      : buildTypicalDocuments(port, emptyTypicalBody(port.id), new Date(nowMs).toISOString()),
+  );
+  documents.push(...typical.flat());
   documents.push(...(await eventDocuments(deps, health, nowMs, ports)));
   // Leaves before indexes: every per-port document is out before any document that lists the port.
   const write = (batch: readonly BuiltDocument[]) =>

@@ -99,6 +99,24 @@ export const BODY_EXAMPLES = {
     next: null,
     observations: [OBSERVATION_EXAMPLE],
   },
+  typical: {
+    generatedAt: GENERATED_AT,
+    portId: '250401',
+    source: 'cbp',
+    fetchedAt: '2026-11-18T06:00:00.000Z',
+    typical: [
+      {
+        direction: 'into-us',
+        mode: 'passenger',
+        lane: 'standard',
+        dayOfWeek: 3,
+        hour: 8,
+        averageMinutes: 55,
+        minMinutes: 20,
+        maxMinutes: 110,
+      },
+    ],
+  },
   forecast: {
     generatedAt: GENERATED_AT,
     portId: '250401',
@@ -352,6 +370,31 @@ export const ForecastBodySchema = z
     lanes: z.array(LaneForecastSchema),
   })
   .meta({ id: 'ForecastBody' });
+
+export const TypicalWaitSchema = z
+  .looseObject({
+    direction: z.enum(DIRECTIONS).describe('Always into-us: CBP publishes typical waits for its own lanes'),
+    mode: z.enum(MODES),
+    lane: z.enum(LANES),
+    dayOfWeek: z.int().min(0).max(6).describe('0 = Sunday, port-local'),
+    hour: z.int().min(0).max(23).describe('Port-local hour'),
+    averageMinutes: z.number().min(0).describe("CBP's typical (average) wait of that weekday and hour"),
+    minMinutes: z.number().min(0).nullable().describe("CBP's minimum of that hour; null when CBP gave none"),
+    maxMinutes: z.number().min(0).nullable().describe("CBP's maximum of that hour; null when CBP gave none"),
+  })
+  .meta({ id: 'TypicalWait' });
+
+export const TypicalWaitsBodySchema = z
+  .looseObject({
+    generatedAt: Timestamp.optional(),
+    portId: z.string(),
+    source: z.literal('cbp').describe("CBP's own published numbers (its hourly graph), not our observations"),
+    fetchedAt: Timestamp.nullable().describe(
+      'When the newest values were fetched from CBP; null before the first fetch',
+    ),
+    typical: z.array(TypicalWaitSchema).describe('Empty until the first fetch'),
+  })
+  .meta({ id: 'TypicalWaitsBody' });
 
 const SeriesSummarySchema = z.looseObject({
   lanes: z.int().min(0),

@@ -35,6 +35,10 @@ export const ForecastQuerySchema = z.object({
 
 export const ForecastSkillQuerySchema = z.object({});
 
+export const TypicalQuerySchema = z.object({
+  port_id: PortIdSchema,
+});
+
 const HoursSchema = z
   .string()
   .regex(/^\d{1,9}$/, 'an integer number of hours >= 1')
@@ -61,6 +65,7 @@ export type CurrentQuery = z.infer<typeof CurrentQuerySchema>;
 export type AveragesQuery = z.infer<typeof AveragesQuerySchema>;
 export type ObservationsQuery = z.infer<typeof ObservationsQuerySchema>;
 export type ForecastQuery = z.infer<typeof ForecastQuerySchema>;
+export type TypicalQuery = z.infer<typeof TypicalQuerySchema>;
 
 /**
  * Parses raw query parameters (first value of each) with `schema`; every bad parameter becomes one

@@ -8,12 +8,13 @@
  */
 import { PORTS } from '../catalogue/catalogue.ts';
 import type { Border } from '../model.ts';
-import type { AveragesQuery, CurrentQuery, ForecastQuery, PortsQuery } from './queries.ts';
+import type { AveragesQuery, CurrentQuery, ForecastQuery, PortsQuery, TypicalQuery } from './queries.ts';
 
 /** Every published view document lives under this prefix of the data bucket (DOCUMENT_KEYS). */
 export const DOCUMENTS_PREFIX = 'v1/';
 const AVERAGES_FOLDER = 'v1/port-hourly-averages/';
 const FORECAST_FOLDER = 'v1/port-forecast/';
+const TYPICAL_FOLDER = 'v1/port-typical-waits/';
 /** Each port's RSS feed, under its id and under its slug. */
 export const RSS_PORT_FOLDER = 'rss/ports/';
 
@@ -23,7 +24,12 @@ export const RSS_PORT_FOLDER = 'rss/ports/';
  * lists, current views, events, the main RSS feed) list ports whose leaves must already answer. A
  * new per-port document adds its folder here.
  */
-export const PORT_DOCUMENT_PREFIXES: readonly string[] = [AVERAGES_FOLDER, FORECAST_FOLDER, RSS_PORT_FOLDER];
+export const PORT_DOCUMENT_PREFIXES: readonly string[] = [
+  AVERAGES_FOLDER,
+  FORECAST_FOLDER,
+  TYPICAL_FOLDER,
+  RSS_PORT_FOLDER,
+];
 
 /** Object keys of the published documents in the data bucket. */
 export const DOCUMENT_KEYS = {
@@ -34,6 +40,7 @@ export const DOCUMENT_KEYS = {
   events: 'v1/events.json',
   forecast: (name: string) => `${FORECAST_FOLDER}${name}.json`,
   forecastSkill: 'v1/forecast-skill.json',
+  typical: (name: string) => `${TYPICAL_FOLDER}${name}.json`,
 } as const;
 
 /**
@@ -100,6 +107,10 @@ export const VIEW_PATHS = {
     document: (query: ForecastQuery) => DOCUMENT_KEYS.forecast(portDocumentName(query.port_id)),
   },
   forecastSkill: { path: '/api/v1/forecast-skill', document: () => DOCUMENT_KEYS.forecastSkill },
+  typical: {
+    path: '/api/v1/port-typical-waits',
+    document: (query: TypicalQuery) => DOCUMENT_KEYS.typical(portDocumentName(query.port_id)),
+  },
 } as const satisfies Record<string, ViewPath<never>>;
 
 export type ViewName = keyof typeof VIEW_PATHS;
@@ -109,3 +120,12 @@ export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 /** The request-a-key form posts here (outside the read-only `/api/v1`; the api function answers). */
 export const KEY_REQUESTS_PATH = '/keys/requests';
+
+/**
+ * The Web Push endpoints (outside the read-only `/api/v1`, like the key requests; the api
+ * function answers): the VAPID public key, and travellers' push alerts (`{id}` below).
+ */
+export const PUSH_PATHS = {
+  publicKey: '/push/vapid-public-key',
+  subscriptions: '/push/subscriptions',
+} as const;

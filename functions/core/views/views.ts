@@ -23,6 +23,7 @@ export const CACHE_CONTROL = {
   events: 'public, max-age=60, s-maxage=30',
   observations: 'public, max-age=60',
   forecast: 'public, max-age=300, s-maxage=300, stale-while-revalidate=60, stale-if-error=3600',
+  typical: 'public, max-age=3600, s-maxage=3600, stale-while-revalidate=300, stale-if-error=86400',
 } as const;
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

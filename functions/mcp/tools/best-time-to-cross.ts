@@ -6,16 +6,23 @@ import { bestTimes } from '../../core/trips/crossings.ts';
 import { ForecastPointSchema, HourlyAverageSchema } from '../../core/views/api-schemas.ts';
 import { defineTool, requireDirection } from '../define-tool.ts';
 import {
+  InstantSchema,
+  LocalTimeSchema,
   loadAverages,
   loadForecast,
+  localClock,
   PortAnswerSchema,
   PortLaneInputSchema,
   portAnswer,
   SkillSchema,
+  sentences,
   type ToolDeps,
 } from '../tool-kit.ts';
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** One end of a departure window: port-local `HH:MM` today, or an instant. */
+const WindowEndSchema = z.union([LocalTimeSchema, InstantSchema]);
 
 const InputSchema = PortLaneInputSchema.extend({
   day_of_week: z
@@ -29,18 +36,16 @@ const InputSchema = PortLaneInputSchema.extend({
   limit: z.number().int().min(1).max(24).default(5),
   depart_between: z
     .object({
-      from: z
-        .string()
-        .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour')
-        .describe('Port-local time today, HH:MM'),
-      to: z
-        .string()
-        .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour')
-        .describe('Port-local time today, HH:MM'),
+      from: WindowEndSchema.describe(
+        'Window start: port-local HH:MM today, or an ISO 8601 instant (e.g. 2026-11-18T14:30:00Z)',
+      ),
+      to: WindowEndSchema.describe(
+        'Window end: port-local HH:MM today, or an ISO 8601 instant (e.g. 2026-11-18T16:00:00Z)',
+      ),
     })
     .optional()
     .describe(
-      "A departure window today in the port's time zone (within the next 6 hours): answered from the forecast",
+      "A departure window (within the next 6 hours), as port-local HH:MM today in the port's time zone or as ISO instants: answered from the forecast",
     ),
 });
 
@@ -76,8 +81,10 @@ const OutputSchema = PortAnswerSchema.extend({
   worst: BucketSchema.nullable(),
   today: z
     .object({
-      from: z.string(),
-      to: z.string(),
+      from: z.string().describe('Window start, port-local HH:MM'),
+      to: z.string().describe('Window end, port-local HH:MM'),
+      fromAt: z.string().describe('Window start, ISO 8601 instant (UTC)'),
+      toAt: z.string().describe('Window end, ISO 8601 instant (UTC)'),
       issuedAt: z.string().nullable(),
       options: z.array(OptionSchema).describe('Forecast points inside the window, lowest wait first'),
       best: OptionSchema.nullable(),
@@ -131,20 +138,20 @@ export const bestTimeToCrossTool = defineTool({
         worst: worst ? withDay(worst) : null,
         today,
       },
-      text:
-        (today
-          ? today.best
-            ? `Today ${today.from}-${today.to}: best at ${today.best.localTime}, ${today.best.delayMinutes} min (80%: ${today.best.low}-${today.best.high}, ${today.best.method}${today.best.skill ? `, MAE ${today.best.skill.mae} min over ${today.best.skill.n}` : ''}). `
-            : `Today ${today.from}-${today.to}: ${today.reason} `
-          : '') +
-        (rows.length === 0
-          ? `${port.name}: no hourly averages with at least ${input.min_samples} samples yet for ${input.mode} ${input.lane} ${input.direction}.`
-          : `${port.name} (${port.timeZone}), lowest averages: ${rows
+      text: sentences(
+        today &&
+          (today.best
+            ? `Departing ${today.from}-${today.to} (${port.timeZone}): best at ${today.best.localTime}, ${today.best.delayMinutes} min forecast (80% interval ${today.best.low}-${today.best.high} min, ${today.best.method}${today.best.skill ? `, MAE ${today.best.skill.mae} min over ${today.best.skill.n} forecasts` : ''})`
+            : `Departing ${today.from}-${today.to} (${port.timeZone}): ${today.reason}`),
+        rows.length === 0
+          ? `${port.name}: no hourly averages with at least ${input.min_samples} samples yet for ${input.mode} ${input.lane} ${input.direction}`
+          : `${port.name} (${port.timeZone}), lowest average waits: ${rows
               .map(
                 (r) =>
                   `${r.day} ${String(r.hour).padStart(2, '0')}:00 ${r.averageDelayMinutes} min (${r.samples} samples)`,
               )
-              .join('; ')}`),
+              .join('; ')}`,
+      ),
     };
   },
 });
@@ -162,16 +169,25 @@ async function forecastWindow(
 ): Promise<z.infer<typeof OutputSchema>['today']> {
   const nowMs = deps.clock.now();
   const today = utcToZoned(nowMs, port.timeZone);
-  const instant = (hhmm: string) => {
-    const [hour, minute] = hhmm.split(':').map(Number) as [number, number];
+  const instant = (end: string) => {
+    if (!/^\d\d:\d\d$/.test(end)) return Date.parse(end);
+    const [hour, minute] = end.split(':').map(Number) as [number, number];
     return zonedToUtc({ year: today.year, month: today.month, day: today.day, hour, minute }, port.timeZone);
   };
   const fromMs = instant(window.from);
   const toMs = instant(window.to);
   const body = await loadForecast(deps.readApi, port.id);
-  const empty = { from: window.from, to: window.to, issuedAt: body.issuedAt, options: [], best: null };
-  if (toMs < fromMs) return { ...empty, reason: 'the window ends before it starts (both times are today)' };
-  if (toMs < nowMs) return { ...empty, reason: 'the window is already over today' };
+  const empty = {
+    from: localClock(fromMs, port.timeZone),
+    to: localClock(toMs, port.timeZone),
+    fromAt: new Date(fromMs).toISOString(),
+    toAt: new Date(toMs).toISOString(),
+    issuedAt: body.issuedAt,
+    options: [],
+    best: null,
+  };
+  if (toMs < fromMs) return { ...empty, reason: 'the window ends before it starts' };
+  if (toMs < nowMs) return { ...empty, reason: 'the window is already over' };
   const found = findLane(body, lane);
   if (!found)
     return { ...empty, reason: `no forecast for ${lane.mode} ${lane.lane} ${lane.direction} at this port` };
@@ -179,11 +195,10 @@ async function forecastWindow(
   const options = found.points
     .filter((p) => Date.parse(p.at) >= fromMs && Date.parse(p.at) <= toMs)
     .map((p) => {
-      const local = utcToZoned(Date.parse(p.at), port.timeZone);
       const skill = found.skill.find((s) => s.horizonMinutes === p.horizonMinutes)?.published ?? null;
       return {
         at: p.at,
-        localTime: `${String(local.hour).padStart(2, '0')}:${String(local.minute).padStart(2, '0')}`,
+        localTime: localClock(Date.parse(p.at), port.timeZone),
         delayMinutes: p.delayMinutes,
         low: p.low,
         high: p.high,

@@ -6,7 +6,15 @@ import { ForecastPointSchema, LaneWaitSchema, PortSchema } from '../../core/view
 import { PortIdSchema } from '../../core/views/queries.ts';
 import type { PublishedPort } from '../../core/views/views.ts';
 import { defineTool, ToolError } from '../define-tool.ts';
-import { loadCurrent, loadForecast, nearOf, SkillSchema, type ToolDeps } from '../tool-kit.ts';
+import {
+  InstantSchema,
+  loadCurrent,
+  loadForecast,
+  nearOf,
+  SkillSchema,
+  sentences,
+  type ToolDeps,
+} from '../tool-kit.ts';
 
 const InputSchema = z.object({
   direction: z.enum(DIRECTIONS).describe('into-us (CBP) or into-canada (CBSA)'),
@@ -44,10 +52,9 @@ const InputSchema = z.object({
     .default(false)
     .describe('Also rank stale readings (75-180 min old); expired ones never rank'),
   limit: z.number().int().min(1).max(30).default(10).describe('Most ranked crossings to return'),
-  arrive_at: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .describe('Arrival time (ISO 8601, within the next 6 hours): also rank by the forecast wait then'),
+  arrive_at: InstantSchema.optional().describe(
+    'Arrival time, an ISO 8601 instant with Z or an offset (e.g. 2026-11-18T14:30:00Z), within the next 6 hours: also rank by the forecast wait then',
+  ),
   in_minutes: z
     .number()
     .int()
@@ -76,6 +83,7 @@ const OutputSchema = z.object({
       portId: z.string(),
       name: PortSchema.shape.name,
       crossing: PortSchema.shape.crossing,
+      timeZone: PortSchema.shape.timeZone.describe("The port's time zone (observedAt is UTC)"),
       lane: lane.lane,
       delayMinutes: lane.delayMinutes.unwrap().describe('Current wait, minutes'),
       lanesOpen: lane.lanesOpen,
@@ -94,6 +102,7 @@ const OutputSchema = z.object({
           rank: z.number().int(),
           portId: z.string(),
           name: PortSchema.shape.name,
+          timeZone: PortSchema.shape.timeZone.describe("The port's time zone (times are UTC)"),
           lane: lane.lane,
           delayMinutes: point.delayMinutes.describe('Forecast wait at arrival, minutes'),
           low: point.low,
@@ -183,9 +192,37 @@ export const compareCrossingsTool = defineTool({
       },
       nowMs,
     );
-    const top = ranked.slice(0, input.limit);
+    const zones = new Map(candidates.map((port) => [port.id, port.timeZone]));
+    const top = ranked
+      .slice(0, input.limit)
+      .map((row) => ({ ...row, timeZone: zones.get(row.portId) ?? 'UTC' }));
     const arrivalMs = arrivalOf(input, nowMs);
     const atArrival = arrivalMs === null ? null : await rankAtArrival(deps, candidates, input, arrivalMs);
+    const lanesNamed = `${input.direction} ${input.mode} ${input.lanes.join('/')}`;
+    const now =
+      top.length === 0
+        ? `No crossing has a usable ${lanesNamed} reading now (${excluded.length} left out; see excluded)`
+        : `Shortest ${lanesNamed} wait now: ${top
+            .slice(0, 3)
+            .map((r) => `${r.rank}. ${r.name} ${r.delayMinutes} min (${r.lane}, ${r.ageMinutes} min old)`)
+            .join('; ')}`;
+    let text = sentences(now);
+    if (atArrival && atArrival.ranked.length > 0) {
+      const forecast = `Forecast for an arrival at ${atArrival.at}: ${atArrival.ranked
+        .slice(0, 3)
+        .map(
+          (r) =>
+            `${r.rank}. ${r.name} ${r.delayMinutes} min (80% interval ${r.low}-${r.high} min, ${r.lane}, ${r.method}${r.skill ? `, MAE ${r.skill.mae} min over ${r.skill.n} forecasts` : ''})`,
+        )
+        .join('; ')}`;
+      text = sentences(forecast, now);
+    } else if (atArrival) {
+      // No forecast for the arrival: what is known now comes first, then why there is no more.
+      text = sentences(
+        now,
+        `No forecast for an arrival at ${atArrival.at} at these crossings yet (${atArrival.excluded.length} without one; reasons in atArrival.excluded)`,
+      );
+    }
     return {
       structured: {
         generatedAt: new Date(nowMs).toISOString(),
@@ -198,22 +235,7 @@ export const compareCrossingsTool = defineTool({
         excluded,
         atArrival: atArrival && { ...atArrival, ranked: atArrival.ranked.slice(0, input.limit) },
       },
-      text: atArrival
-        ? atArrival.ranked.length === 0
-          ? `No forecast for ${atArrival.at} at these crossings (see atArrival.excluded).`
-          : `Forecast at ${atArrival.at}: ${atArrival.ranked
-              .slice(0, 3)
-              .map(
-                (r) =>
-                  `${r.rank}. ${r.name} ${r.delayMinutes} min (80%: ${r.low}-${r.high}, ${r.lane}, ${r.method}${r.skill ? `, MAE ${r.skill.mae} min over ${r.skill.n}` : ''})`,
-              )
-              .join('; ')}`
-        : top.length === 0
-          ? `No crossing has a usable ${input.mode} reading now (${excluded.length} left out; see excluded).`
-          : `Shortest now: ${top
-              .slice(0, 3)
-              .map((r) => `${r.rank}. ${r.name} ${r.delayMinutes} min (${r.lane}, ${r.ageMinutes} min old)`)
-              .join('; ')}`,
+      text,
     };
   },
 });
@@ -232,6 +254,7 @@ async function rankAtArrival(
   const rows: {
     portId: string;
     name: string;
+    timeZone: string;
     lane: (typeof LANES)[number];
     forecast: ForecastAt;
   }[] = [];
@@ -247,7 +270,7 @@ async function rankAtArrival(
       if ('reason' in at) reasons.push(`${lane}: ${at.reason}`);
       else if (!best || at.delayMinutes < best.forecast.delayMinutes) best = { lane, forecast: at };
     }
-    if (best) rows.push({ portId: port.id, name: port.name, ...best });
+    if (best) rows.push({ portId: port.id, name: port.name, timeZone: port.timeZone, ...best });
     else
       excluded.push({
         portId: port.id,
@@ -262,6 +285,7 @@ async function rankAtArrival(
       rank: index + 1,
       portId: row.portId,
       name: row.name,
+      timeZone: row.timeZone,
       lane: row.lane,
       delayMinutes: row.forecast.delayMinutes,
       low: row.forecast.low,

@@ -94,7 +94,7 @@ export const createAlertTool = defineTool({
     return {
       structured: {
         generatedAt: nowIso,
-        alert: alertView(alert),
+        alert: alertView(alert, port.timeZone),
         webhookSecret: secret,
         signature:
           'Header webhook-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with webhookSecret>',

@@ -4,7 +4,7 @@ import { refreshLane } from '../../core/trips/crossings.ts';
 import { LaneWaitSchema, ThresholdsSchema } from '../../core/views/api-schemas.ts';
 import { ObservationsQuerySchema } from '../../core/views/queries.ts';
 import { defineTool } from '../define-tool.ts';
-import { closed, laneFilter, loadCurrent, PortAnswerSchema, portAnswer } from '../tool-kit.ts';
+import { closed, laneFilter, loadCurrent, PortAnswerSchema, portAnswer, sentences } from '../tool-kit.ts';
 
 const InputSchema = ObservationsQuerySchema.pick({ port_id: true, direction: true, mode: true, lane: true });
 
@@ -64,10 +64,11 @@ export const getCurrentWaitsTool = defineTool({
         freshnessPolicy: FRESHNESS_POLICY[sources[0] === 'cbsa' ? 'cbsa' : 'cbp'],
         lanes,
       },
-      text:
+      text: sentences(
         lanes.length === 0
-          ? `${port.name}: no current readings${current ? ' for this filter' : ' yet (the first ingest has not run)'}.`
-          : `${port.name}${portCurrent?.status === 'closed' ? ' (port closed)' : ''}: ${summary}`,
+          ? `${port.name}: no current readings${current ? ' for this filter' : ' yet (the first ingest has not run)'}`
+          : `${port.name}${portCurrent?.status === 'closed' ? ' (port closed)' : ''} (${port.timeZone}): ${summary}${lanes.length > 6 ? `; and ${lanes.length - 6} more lane(s)` : ''}`,
+      ),
     };
   },
 });

@@ -3,7 +3,7 @@ import { searchCrossings } from '../../core/trips/crossings.ts';
 import { GeoPointSchema, PortSchema } from '../../core/views/api-schemas.ts';
 import { PortsQuerySchema } from '../../core/views/queries.ts';
 import { defineTool } from '../define-tool.ts';
-import { closed, nearOf } from '../tool-kit.ts';
+import { closed, nearOf, sentences } from '../tool-kit.ts';
 
 const InputSchema = PortsQuerySchema.extend({
   query: z
@@ -81,10 +81,15 @@ export const searchCrossingsTool = defineTool({
       text:
         crossings.length === 0
           ? 'No crossing matches; try fewer words, another spelling, or a wider radius.'
-          : `${crossings.length} crossing(s): ${crossings
-              .slice(0, 5)
-              .map((c) => `${c.name} (${c.id}${c.distanceKm === null ? '' : `, ${c.distanceKm} km`})`)
-              .join('; ')}${crossings.length > 5 ? '; ...' : ''}`,
+          : sentences(
+              `${crossings.length} crossing(s): ${crossings
+                .slice(0, 5)
+                .map(
+                  (c) =>
+                    `${c.name} (id ${c.id}, ${c.timeZone}${c.distanceKm === null ? '' : `, ${c.distanceKm} km away`})`,
+                )
+                .join('; ')}${crossings.length > 5 ? `; and ${crossings.length - 5} more` : ''}`,
+            ),
     };
   },
 });

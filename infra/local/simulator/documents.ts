@@ -19,8 +19,10 @@ import {
   cbsaZoneLabel,
   constructionNotice,
   isAutomated,
+  laneExists,
   maxLanesOf,
   portStatusAt,
+  typicalDelay,
 } from './model.ts';
 
 /** Options of the document builders. */
@@ -366,4 +368,65 @@ export function cbsaCsv(atMs: number, language: CbsaLanguage = 'en', options: Do
     lines.push(`${cells.join(';; ')};; `);
   }
   return `\uFEFF${lines.join('\n')}\n`;
+}
+
+/** The port whose CBP graph id (`bwtId`) this is, among the simulated ones. */
+export function portOfGraphId(bwtId: string, options: DocumentOptions = {}): Port | undefined {
+  return portsOf(CBP_PORTS, options).find((port) => port.bwtId === bwtId);
+}
+
+/**
+ * CBP's hourly graph of a port for a date (`api/bwtwaittimegraph/{bwtId}/{YYYY-MM-DD}`, feeds.md
+ * 2.5): 24 slots per mode with the model's typical wait as CBP's average, minimum and maximum.
+ * Today's waits are `""` (not yet happened, as CBP prints future hours); a lane the port does not
+ * have is all zeros, as in the real capture; the pedestrian group is spelled "pedestrain" (sic).
+ */
+export function cbpGraph(port: Port, date: string): string {
+  const dayOfWeek = new Date(`${date}T00:00:00Z`).getUTCDay();
+  const trusted: Lane = port.border === 'mx' ? 'sentri' : 'nexus';
+  const values = (mode: Mode, lane: Lane, key: string, hour: number): Record<string, string> => {
+    const typical = laneExists(port, 'into-us', mode, lane)
+      ? typicalDelay(port, { direction: 'into-us', mode, lane }, dayOfWeek, hour)
+      : { average: 0, min: 0, max: 0 };
+    return {
+      [`${key}_today_wait`]: '',
+      [`${key}_average_wait`]: String(typical.average),
+      [`${key}_min_wait`]: String(typical.min),
+      [`${key}_max_wait`]: String(typical.max),
+    };
+  };
+  const slots = (lanes: readonly (readonly [Mode, Lane, string])[]) =>
+    Array.from({ length: 24 }, (_, hour) =>
+      Object.assign(
+        { time: String(hour) },
+        ...lanes.map(([mode, lane, key]) => values(mode, lane, key, hour)),
+      ),
+    );
+  return JSON.stringify([
+    {
+      port_number: port.id,
+      port_name: port.name,
+      crossing_name: port.crossing ?? '',
+      date,
+      commercial_time_slots: {
+        commercial_slot: slots([
+          ['commercial', 'standard', 'standard_lane'],
+          ['commercial', 'fast', 'fast_lane'],
+        ]),
+      },
+      private_time_slots: {
+        private_slot: slots([
+          ['passenger', 'standard', 'standard_lane'],
+          ['passenger', trusted, 'fast_lane'],
+          ['passenger', 'ready', 'ready_lane'],
+        ]),
+      },
+      pedestrain_time_slots: {
+        pedestrain_slot: slots([
+          ['pedestrian', 'standard', 'standard_lane'],
+          ['pedestrian', 'ready', 'ready_lane'],
+        ]),
+      },
+    },
+  ]);
 }

@@ -434,6 +434,27 @@ function delayAt(port: Port, slot: LaneSlot, updatedAtMs: number, local: LocalCl
   return Math.min(240, Math.max(0, Math.round(minutes)));
 }
 
+/**
+ * The typical wait of a lane at a port-local weekday and hour, with its range: the middle of what
+ * {@link delayAt} publishes then (its hourly noise spans 0.6 to 1.4 of it). What the simulator's
+ * hourly graph prints as CBP's average, minimum and maximum.
+ */
+export function typicalDelay(
+  port: Port,
+  slot: LaneSlot,
+  dayOfWeek: number,
+  hour: number,
+): { average: number; min: number; max: number } {
+  const commercial = slot.mode === 'commercial';
+  const hourly = (commercial ? HOURLY_COMMERCIAL : HOURLY_TRAVEL)[hour] ?? 1;
+  const daily = (commercial ? DAILY_COMMERCIAL : DAILY_TRAVEL)[dayOfWeek] ?? 1;
+  const base = BASE_MINUTES[slot.direction][port.border][slot.mode];
+  const laneFactor = LANE_FACTOR[slot.lane] * (slot.mode === 'pedestrian' && slot.lane === 'ready' ? 0.9 : 1);
+  const minutes = base * hourly * daily * laneFactor * (0.3 + portSize(port));
+  const clamp = (value: number) => Math.min(240, Math.max(0, Math.round(value)));
+  return { average: clamp(minutes), min: clamp(minutes * 0.6), max: clamp(minutes * 1.4) };
+}
+
 function lanesOpenAt(port: Port, slot: LaneSlot, delayMinutes: number): number {
   const max = maxLanesOf(port, slot.mode) ?? 1;
   const load = Math.min(1, delayMinutes / 60);

@@ -7,7 +7,15 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SimulatorClock } from './clock.ts';
-import { type CbsaLanguage, cbpJson, cbpXml, cbsaCsv, type DocumentOptions } from './documents.ts';
+import {
+  type CbsaLanguage,
+  cbpGraph,
+  cbpJson,
+  cbpXml,
+  cbsaCsv,
+  type DocumentOptions,
+  portOfGraphId,
+} from './documents.ts';
 import { CBSA_PORTS, cbsaRowView } from './model.ts';
 
 export { createFastClock, type FastClockOptions, type SimulatorClock } from './clock.ts';
@@ -41,8 +49,8 @@ export type Fault =
    */
   | { kind: 'older'; ageMs: number };
 
-/** The two feeds: `cbp` (XML and JSON) and `cbsa` (both CSVs). */
-export type SimulatedFeed = 'cbp' | 'cbsa';
+/** The feeds: `cbp` (XML and JSON), `cbsa` (both CSVs) and `graph` (CBP's hourly graphs). */
+export type SimulatedFeed = 'cbp' | 'cbsa' | 'graph';
 
 /** Options of {@link startSimulator}. */
 export interface SimulatorOptions {
@@ -64,6 +72,10 @@ export interface Simulator {
   cbpJsonUrl: string;
   cbsaEnUrl: string;
   cbsaFrUrl: string;
+  /** CBP's hourly graph as a CBP_GRAPH_URL template (`{bwtId}`, `{date}`). */
+  cbpGraphUrl: string;
+  /** Graph documents served so far (a test checks the fetch is polite). */
+  graphRequests(): number;
   /** Freezes simulated time at `ms` (epoch ms): every document is built for that instant. */
   setClock(ms: number): void;
   /** Makes a feed fail in the given way until `setFault(feed, null)`. */
@@ -112,6 +124,20 @@ const ROUTES: Readonly<Record<string, Route>> = {
   '/bwt-taf/bwt-eng.csv': csvRoute('en'),
   '/bwt-taf/bwt-fra.csv': csvRoute('fr'),
 };
+
+/** `/api/bwtwaittimegraph/{bwtId}/{YYYY-MM-DD}` of a simulated port, else undefined (404). */
+function graphRoute(path: string, world: DocumentOptions): Route | undefined {
+  const match = /^\/api\/bwtwaittimegraph\/([^/]+)\/(\d{4}-\d{2}-\d{2})$/.exec(path);
+  const port = match ? portOfGraphId(decodeURIComponent(match[1] as string), world) : undefined;
+  if (!match || !port) return undefined;
+  const date = match[2] as string;
+  return {
+    feed: 'graph',
+    contentType: 'application/json; charset=utf-8',
+    build: () => Buffer.from(cbpGraph(port, date), 'utf8'),
+    lastModified: (atMs) => Math.floor(atMs / 86_400_000) * 86_400_000,
+  };
+}
 
 function etagOf(body: Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
@@ -194,9 +220,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const faults = new Map<SimulatedFeed, Fault>();
   const world: DocumentOptions = options.ports ? { onlyPorts: new Set(options.ports) } : {};
 
+  let graphs = 0;
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
     const path = new URL(request.url ?? '/', 'http://simulator').pathname;
-    const route = ROUTES[path];
+    const route = ROUTES[path] ?? graphRoute(path, world);
+    if (route?.feed === 'graph') graphs++;
     if (route === undefined) {
       send(
         request,
@@ -346,6 +374,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     cbpJsonUrl: `${url}/api/bwtnew`,
     cbsaEnUrl: `${url}/bwt-taf/bwt-eng.csv`,
     cbsaFrUrl: `${url}/bwt-taf/bwt-fra.csv`,
+    cbpGraphUrl: `${url}/api/bwtwaittimegraph/{bwtId}/{date}`,
+    graphRequests: () => graphs,
     setClock(ms: number) {
       clock = { now: () => ms };
     },

@@ -96,6 +96,7 @@ describe('the router', () => {
 describe('the OpenAPI document', () => {
   const doc = buildOpenApi({
     ...accessPoliciesOf(parseConfig(ApiConfigSchema, {})),
+    pushHosts: parseConfig(ApiConfigSchema, {}).PUSH_SERVICE_HOSTS,
     edgePerMinute: LIMITS.edgePerMinute,
   });
   const paths = doc.paths as Record<string, Record<string, Json>>;

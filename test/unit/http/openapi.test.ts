@@ -32,6 +32,7 @@ const request = (method = 'GET'): APIGatewayProxyEvent =>
 describe('/api/v1/openapi.json', () => {
   const options = {
     ...accessPoliciesOf(parseConfig(ApiConfigSchema, {})),
+    pushHosts: parseConfig(ApiConfigSchema, {}).PUSH_SERVICE_HOSTS,
     edgePerMinute: LIMITS.edgePerMinute,
   };
 
