@@ -81,6 +81,7 @@ interface Cycle {
   cpuMs: number;
   storesCpuMs: number;
   wcu: number;
+  rcu: number;
   items: number;
   requests: number;
   puts: number;
@@ -102,6 +103,7 @@ async function cycle(): Promise<Cycle> {
     cpuMs: (used.user + used.system) / 1000,
     storesCpuMs: (await remote.cpuMs()) - storesBefore,
     wcu: capacity.write,
+    rcu: capacity.read,
     items: writes.dynamoItems,
     requests: writes.dynamoRequests,
     puts: writes.s3Puts,
@@ -118,7 +120,8 @@ function report(title: string, cycles: readonly Cycle[]): void {
   );
   console.log(
     `  writes per cycle (mean): DynamoDB ${mean(of('wcu')).toFixed(1)} write units, ${mean(of('items')).toFixed(1)} items in ` +
-      `${mean(of('requests')).toFixed(1)} requests; S3 ${mean(of('puts')).toFixed(1)} PUTs`,
+      `${mean(of('requests')).toFixed(1)} requests; S3 ${mean(of('puts')).toFixed(1)} PUTs ` +
+      `(and DynamoDB ${mean(of('rcu')).toFixed(1)} read units)`,
   );
 }
 
