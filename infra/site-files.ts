@@ -34,7 +34,8 @@ export const SITE_GROUPS: readonly SiteGroup[] = [
     prune: false,
   },
   {
-    name: 'NotFound',
+    // The problem documents CloudFront serves for S3's errors (404, 416).
+    name: 'Errors',
     include: ['errors/*'],
     cacheControl: 'public, max-age=60',
     contentType: PROBLEM_CONTENT_TYPE,

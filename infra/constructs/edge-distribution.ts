@@ -72,6 +72,8 @@ export { API_PATTERNS, PUSH_PATTERNS };
 export const HTTP_API_PATTERNS = HTTP_ROUTES.map((route) => route.path);
 /** Not-found page for S3 403/404 (S3 answers 403 for a missing key without ListBucket). */
 export { NOT_FOUND_KEY };
+/** Problem document for S3's 416 (site/public/errors/, beside the not-found one). */
+export const RANGE_NOT_SATISFIABLE_KEY = 'errors/range-not-satisfiable.json';
 /** CloudFront's header carrying the viewer's `ip:port`; forwarded explicitly to both APIs. */
 export const VIEWER_ADDRESS_HEADER = 'CloudFront-Viewer-Address';
 /** Viewer headers the REST API reads (keys, bodies, conditional requests, CORS). */
@@ -237,7 +239,10 @@ export class EdgeDistribution extends Section {
       cachePolicy,
       compress: true,
       viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-      allowedMethods: AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
+      // Every method reaches the function, which answers OPTIONS (CORS) and a method the path does
+      // not take (405 problem+json); with GET_HEAD_OPTIONS CloudFront would refuse a POST itself
+      // with a 403. Nothing but GET and HEAD reaches the bucket.
+      allowedMethods: AllowedMethods.ALLOW_ALL,
       responseHeadersPolicy,
       functionAssociations,
     });
@@ -265,11 +270,13 @@ export class EdgeDistribution extends Section {
     for (const prefix of DATA_PATH_PREFIXES) {
       additionalBehaviors[prefix.endsWith('/') ? `${prefix}*` : prefix] = s3Behavior(dataOrigin, dataPolicy);
     }
-    // No viewer-request function: these go to the HTTP API untouched, Authorization included.
+    // The function answers these paths' preflights and passes every other request to the HTTP
+    // API untouched, Authorization included.
     for (const pattern of HTTP_API_PATTERNS) {
       additionalBehaviors[pattern] = {
         ...apiBehavior(mcpOrigin, mcpCache, mcpRequests),
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+        functionAssociations,
       };
     }
     for (const pattern of API_PATTERNS) {
@@ -300,6 +307,13 @@ export class EdgeDistribution extends Section {
       errorResponses: [
         { httpStatus: 403, ...notFound },
         { httpStatus: 404, ...notFound },
+        // S3's InvalidRange (a range past the end; the function drops malformed ones) is XML.
+        {
+          httpStatus: 416,
+          responseHttpStatus: 416,
+          responsePagePath: `/${RANGE_NOT_SATISFIABLE_KEY}`,
+          ttl: Duration.seconds(60),
+        },
       ],
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,
@@ -350,6 +364,8 @@ export class EdgeDistribution extends Section {
                 responseHeaders: [
                   { name: 'retry-after', value: '60' },
                   { name: 'ratelimit-policy', value: `"edge";q=${rateLimit};w=60` },
+                  { name: 'link', value: EDGE_RESPONSE_HEADERS.link ?? '' },
+                  { name: 'access-control-allow-origin', value: '*' },
                 ],
               },
             },

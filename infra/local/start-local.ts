@@ -32,12 +32,14 @@ import { type DevIdp, startDevIdp } from './dev-idp.ts';
 import { createTables, publishEndpoints, startDynamoOwner, unpublishEndpoints } from './dynamo.ts';
 import { createEdge } from './edge.ts';
 import {
+  BodyTooLargeError,
   type GatewayRequest,
   gatewayResponse,
   invokeProxy,
   matchResource,
   type ProxyHandler,
   readBody,
+  refuseTooLarge,
   runAuthorizer,
   toRestEvent,
   writeResult,
@@ -199,7 +201,14 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     const route =
       ROUTES.find((r) => r.path === url.pathname) ??
       ROUTES.find((r) => r.path.includes('{') && matchResource(r.path, url.pathname) !== null);
-    const body = await readBody(req);
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch (error: unknown) {
+      if (!(error instanceof BodyTooLargeError)) throw error;
+      refuseTooLarge(req, res, url.pathname);
+      return;
+    }
     const request: GatewayRequest = {
       method: req.method ?? 'GET',
       url,
@@ -241,7 +250,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     const route = HTTP_ROUTES.find((r) =>
       r.path.endsWith('*') ? url.pathname.startsWith(r.path.slice(0, -1)) : r.path === url.pathname,
     );
-    if (!route?.methods.includes(req.method ?? 'GET')) {
+    if (!route || !(route.methods.includes('ANY') || route.methods.includes(req.method ?? 'GET'))) {
       // An HTTP API answers a path or method without a route with this 404.
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"message":"Not Found"}');

@@ -37,6 +37,8 @@ export const DOCUMENT_KEYS = {
   current: (withPorts: boolean) => `v1/port-current/${withPorts ? 'ports' : 'all'}.json`,
   averages: (name: string) => `${AVERAGES_FOLDER}${name}.json`,
   feedHealth: 'v1/feed-health.json',
+  /** The site's compact copy of `port-current?include=ports` (views.ts, siteCurrentBody). */
+  siteCurrent: 'v1/site-current.json',
   events: 'v1/events.json',
   forecast: (name: string) => `${FORECAST_FOLDER}${name}.json`,
   forecastSkill: 'v1/forecast-skill.json',
