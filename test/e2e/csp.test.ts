@@ -94,9 +94,11 @@ describe.skipIf(skipReason !== '')(
       });
       try {
         const response = await page.goto(`${stack.service.url}${path}`);
-        expect(response?.headers()['content-security-policy']).toMatch(/script-src 'self' 'sha256-/);
+        const policy = response?.headers()['content-security-policy'] ?? '';
+      expect(policy).toMatch(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')*;/);
+      expect(policy).not.toMatch(/script-src[^;]*unsafe/);
         await page.waitForSelector(ready, { state: 'attached' });
-        // The service worker registers from the one inline script, and installs from /sw.js.
+        // The service worker registers (from the page's scripts) and installs from /sw.js.
         if (path === '/') await page.waitForFunction(() => navigator.serviceWorker.ready.then(() => true));
         await page.waitForLoadState('networkidle');
         expect(violations).toEqual([]);
