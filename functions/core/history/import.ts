@@ -78,22 +78,24 @@ type Pending = RollupContribution & { rows: number };
 export async function importReadings(
   deps: ImportDeps,
   readings: readonly ImportReading[],
+  /** Rows of the file its reader found no reading in (no value): counted as read and skipped. */
+  skippedRows = 0,
 ): Promise<ImportSummary> {
   const nowMs = deps.clock.now();
   const recentFrom = nowMs - ROLLUP_MAX_AGE_DAYS * 86_400_000;
   const summary: ImportSummary = {
-    read: readings.length,
+    read: readings.length + skippedRows,
     written: 0,
     alreadyThere: 0,
-    skipped: 0,
+    skipped: skippedRows,
     from: null,
     to: null,
     ports: [],
   };
-  let done = 0;
+  let done = skippedRows;
   const tick = (rows: number) => {
     done += rows;
-    deps.progress?.(done, readings.length);
+    deps.progress?.(done, readings.length + skippedRows);
   };
   const byPort = new Map<string, ImportReading[]>();
   for (const r of readings) {
