@@ -95,8 +95,8 @@ describe.skipIf(skipReason !== '')(
       try {
         const response = await page.goto(`${stack.service.url}${path}`);
         const policy = response?.headers()['content-security-policy'] ?? '';
-      expect(policy).toMatch(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')*;/);
-      expect(policy).not.toMatch(/script-src[^;]*unsafe/);
+        expect(policy).toMatch(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')*;/);
+        expect(policy).not.toMatch(/script-src[^;]*unsafe/);
         await page.waitForSelector(ready, { state: 'attached' });
         // The service worker registers (from the page's scripts) and installs from /sw.js.
         if (path === '/') await page.waitForFunction(() => navigator.serviceWorker.ready.then(() => true));
