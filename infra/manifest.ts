@@ -2,12 +2,13 @@
  * The one description of the service's resources, read by the CDK stack (infra/app.ts) and by
  * the local runtime (infra/local/), so the two cannot drift. Plain data: no CDK, no SDK.
  */
-import { INGEST_TIMEOUT_SECONDS, LIMITS } from '../functions/contract.ts';
+import { COUNTER_PREFIXES, INGEST_TIMEOUT_SECONDS, LIMITS } from '../functions/contract.ts';
 import { RETENTION_HOURS } from '../functions/core/model.ts';
 import { PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
 import { SITE_URL } from '../functions/core/site.ts';
 import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
 import {
+  DOCUMENTS_PREFIX,
   KEY_REQUESTS_PATH,
   OPENAPI_PATH,
   PUSH_PATHS,
@@ -38,6 +39,17 @@ export interface FunctionSpec {
   readonly tableWritesUnder?: { readonly [table: string]: string };
   /** Writes narrower than a bucket grant: PutObject only on keys under the prefix. */
   readonly bucketWritesUnder?: { readonly [bucket: string]: string };
+  /**
+   * A table's items this function reads and writes, and no other: GetItem, PutItem and UpdateItem
+   * on items whose partition key starts with one of the prefixes (`dynamodb:LeadingKeys`). The
+   * table's name reaches the function as with `tables`.
+   */
+  readonly tableItemsUnder?: { readonly [table: string]: readonly string[] };
+  /**
+   * A bucket's objects this function reads, and no other: GetObject under the prefixes, and no
+   * listing (S3 then answers 403 for a missing key). The name reaches the function as with `buckets`.
+   */
+  readonly bucketReadsUnder?: { readonly [bucket: string]: readonly string[] };
   readonly description: string;
 }
 
@@ -123,13 +135,14 @@ export const FUNCTIONS = {
       rollups: 'read',
       health: 'read',
       keys: 'read',
-      limits: 'readWrite',
       // Travellers' push alerts: created (Query for a free slot, PutItem), renewed (UpdateItem)
       // and deleted (DeleteItem) by their token holders; never listed (no Scan).
       pushAlerts: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     },
     // Reads keys; writes only key requests (REQUEST#<id> items: functions/adapters/dynamo/keys.ts).
     tableWritesUnder: { keys: 'REQUEST#' },
+    // Its own rate counters only: per key, per client IP, per key-request sender.
+    tableItemsUnder: { limits: Object.values(COUNTER_PREFIXES.api) },
     buckets: { data: 'read' },
     description: 'The /api/v1 views for keyed and dynamic requests',
   },
@@ -143,11 +156,14 @@ export const FUNCTIONS = {
       latest: 'read',
       rollups: 'read',
       alerts: 'readWrite',
-      limits: 'readWrite',
     },
-    // Reads the published views; writes only exports (the EXPORTS_PREFIX below).
-    buckets: { data: 'read' },
-    bucketWritesUnder: { data: 'exports/' },
+    // Its own rate counters (per user, per client IP) and the alert caps only.
+    tableItemsUnder: { limits: Object.values(COUNTER_PREFIXES.mcp) },
+    // Reads the published views (public at the CDN anyway) and its exports (to sign their download
+    // links); lists nothing, so no caller can enumerate other users' exports; writes only exports.
+    buckets: {},
+    bucketReadsUnder: { data: [DOCUMENTS_PREFIX, EXPORTS_PREFIX] },
+    bucketWritesUnder: { data: EXPORTS_PREFIX },
     description: 'The /mcp endpoint (MCP Streamable HTTP, stateless) and its OAuth resource metadata',
   },
 } as const satisfies Record<string, FunctionSpec>;
@@ -341,11 +357,17 @@ export const SCHEDULES = {
 /** Raw observations are kept this long (DESIGN.md section 6): a domain rule, owned by the core. */
 export { RETENTION_HOURS };
 
+/** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
+export const API_PATTERNS = ['/api/*', '/keys/*', '/.well-known/*'];
+/** The Web Push endpoints: to API Gateway too, through their own cache policy (the stack's). */
+export const PUSH_PATTERNS = ['/push/*'];
+
 /** Paths the CDN serves from the data bucket (the rest of the keyless site comes from the site bucket). */
 export const DATA_PATH_PREFIXES = ['/v1/', '/rss.xml', '/rss/'] as const;
 
 /**
- * Headers the CDN adds to every response it serves from S3 (a CloudFront response headers policy).
+ * Headers the CDN adds to every response it serves from S3 (a CloudFront response headers policy),
+ * beside the security headers of every behaviour (infra/security-headers.ts).
  * Built in a call marked pure, like GATEWAY_RATELIMIT_POLICY: the functions' bundles, which never
  * read them, leave them out.
  */
@@ -355,7 +377,4 @@ export const EDGE_RESPONSE_HEADERS: Readonly<Record<string, string>> = /* @__PUR
   // The WAF's per-IP rule that covers everything the CDN serves (IETF draft syntax).
   'ratelimit-policy': `"edge";q=${LIMITS.edgePerMinute};w=60`,
   link: `<${SITE_URL}>; rel="author"`,
-  'x-content-type-options': 'nosniff',
-  'strict-transport-security': 'max-age=63072000; includeSubDomains',
-  'referrer-policy': 'strict-origin-when-cross-origin',
 }))();

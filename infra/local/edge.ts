@@ -17,6 +17,7 @@ import { isNotModified } from '../../functions/http/conditional.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
 import { loadViewerRequest, toCfRequest } from '../edge/load.ts';
 import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, isHttpRoutePath, LIMITS } from '../manifest.ts';
+import { behaviourKindOf, securityHeadersOf, siteContentSecurityPolicy } from '../security-headers.ts';
 import { send } from './send.ts';
 
 /**
@@ -104,12 +105,15 @@ export interface EdgeDeps {
   /** Requests per client IP per minute the edge serves itself (the WAF rule's limit in AWS). */
   edgePerMinute?: number;
   clock?: Clock;
+  /** The site's Content-Security-Policy (`siteContentSecurityPolicy` of the uploaded build). */
+  siteContentSecurityPolicy?: string;
 }
 
 export function createEdge(deps: EdgeDeps) {
   const viewerRequest = loadViewerRequest();
 
   const clock = deps.clock ?? systemClock;
+  const sitePolicy = deps.siteContentSecurityPolicy ?? siteContentSecurityPolicy(undefined);
   const limits = createMemoryLimitStore();
   const policy: LimitPolicy = {
     name: 'edge',
@@ -195,6 +199,10 @@ export function createEdge(deps: EdgeDeps) {
     req.headers['cloudfront-viewer-address'] = `${ip}:${req.socket.remotePort ?? 0}`;
     delete req.headers[ORIGIN_VERIFY_HEADER];
     if (deps.originSecret) req.headers[ORIGIN_VERIFY_HEADER] = await deps.originSecret();
+    // Every behaviour's response headers policy: the security headers on every answer, errors and
+    // the APIs' included (the origin's own values of these names give way, as with `override`).
+    for (const [name, value] of Object.entries(securityHeadersOf(behaviourKindOf(url.pathname), sitePolicy)))
+      res.setHeader(name, value);
     const outcome = viewerRequest(
       toCfRequest(req.method ?? 'GET', url, req.headers),
       req.socket.remoteAddress,

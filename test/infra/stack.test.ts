@@ -185,7 +185,7 @@ describe('functions', () => {
     ]);
     expect(actionsOn('api', keys)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Scan']));
   });
-  it('the mcp function reads the data bucket and writes only under exports/', () => {
+  it('the mcp function reads the views and exports of the data bucket, lists nothing, and writes only under exports/', () => {
     const data = logicalId(stack.buckets.data);
     const writes = statementsOn('mcp', data).filter((st) =>
       [st.Action].flat().some((a) => /^s3:(Put|Delete|Abort)/.test(a)),
@@ -195,7 +195,8 @@ describe('functions', () => {
       expect(JSON.stringify(st.Resource)).toContain(`/${EXPORTS_PREFIX}*`);
       expect([st.Action].flat().filter((a) => a.startsWith('s3:Delete'))).toEqual([]);
     }
-    expect(actionsOn('mcp', data)).toEqual(expect.arrayContaining(['s3:GetObject*']));
+    expect(actionsOn('mcp', data)).toEqual(expect.arrayContaining(['s3:GetObject']));
+    expect(actionsOn('mcp', data).filter((a) => a.startsWith('s3:List'))).toEqual([]);
     // ingest still publishes anywhere in the bucket
     expect(actionsOn('ingest', data)).toEqual(expect.arrayContaining(['s3:PutObject']));
   });
@@ -342,10 +343,11 @@ describe('CloudFront', () => {
       ['/v1/*', 'data'],
       ['/rss.xml', 'data'],
       ['/rss/*', 'data'],
-      ['/errors/*', 'data'],
       ...API_PATTERNS.map((p): [string, string] => [p, 'api']),
     ];
     for (const [path, origin] of expected) expect(byPath.get(path)?.TargetOriginId, path).toBe(origin);
+    // The not-found document ships with the site: the default (site) behaviour serves it.
+    expect(byPath.has('/errors/*')).toBe(false);
     // Every view the CDN has a document for, straight from the view table.
     for (const view of Object.values(VIEW_PATHS).filter((v) => v.document !== null))
       expect(byPath.get(`${view.path}*`)?.TargetOriginId, view.path).toBe('data');
