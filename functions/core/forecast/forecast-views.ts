@@ -82,6 +82,8 @@ function laneForecast(issue: IssuedPort, lane: IssuedLane, record: PortRecord): 
     method: methods.length === 0 ? null : methods.length === 1 ? (methods[0] as Method) : 'mixed',
     reason,
     reasonCodes: reasonCodes(reason),
+    // Only where a published model point started from CBP's typical wait.
+    ...(lane.base && points.some((p) => p.method === 'model') ? { base: lane.base } : {}),
     points,
     skill,
   };

@@ -69,6 +69,36 @@ export interface LaneReading {
 export interface LaneProfile {
   /** Index `dayOfWeek * 24 + hour`: median (or mean where no median was kept), NaN when too thin. */
   values: Float64Array;
+  /** Same index: the samples behind each value (0 where none); absent for a prior. */
+  samples?: Float64Array;
+}
+
+/**
+ * How many of our own samples CBP's typical wait counts for in the blend: an hour with n own
+ * samples is (n * own + PRIOR_WEIGHT_SAMPLES * CBP) / (n + PRIOR_WEIGHT_SAMPLES), so our own
+ * profile takes over as samples accrue (an automated port passes it in about a week, a manual one
+ * in about 12 weeks).
+ */
+export const PRIOR_WEIGHT_SAMPLES = 12;
+
+/**
+ * The prior profile of each lane from CBP's typical waits (`port-typical-waits`): its average per
+ * port-local weekday and hour, keyed like {@link profileFromAverages}.
+ */
+export function profileFromTypical(
+  typical: readonly (LaneId & { dayOfWeek: number; hour: number; averageMinutes: number })[],
+): Map<string, LaneProfile> {
+  const out = new Map<string, LaneProfile>();
+  for (const t of typical) {
+    const key = laneKeyOf(t);
+    let profile = out.get(key);
+    if (!profile) {
+      profile = { values: new Float64Array(168).fill(Number.NaN) };
+      out.set(key, profile);
+    }
+    if (Number.isFinite(t.averageMinutes)) profile.values[t.dayOfWeek * 24 + t.hour] = t.averageMinutes;
+  }
+  return out;
 }
 
 /** Per lane key, the hour-of-week profile of a port from its hourly averages. */
@@ -78,9 +108,10 @@ export function profileFromAverages(averages: readonly HourlyAverage[]): Map<str
     const key = laneKeyOf(a);
     let profile = out.get(key);
     if (!profile) {
-      profile = { values: new Float64Array(168).fill(Number.NaN) };
+      profile = { values: new Float64Array(168).fill(Number.NaN), samples: new Float64Array(168) };
       out.set(key, profile);
     }
+    if (profile.samples) profile.samples[a.dayOfWeek * 24 + a.hour] = a.samples;
     if (a.samples >= PROFILE_MIN_SAMPLES) {
       profile.values[a.dayOfWeek * 24 + a.hour] = a.medianDelayMinutes ?? a.averageDelayMinutes;
     }
@@ -213,8 +244,13 @@ export interface IssuedLane {
   lane: Lane;
   /** The reading forecast from, with its own time. */
   reading: { delayMinutes: number; observedAt: string } | null;
-  /** Why the lane (or some of its points) has no model forecast; null when all points have one. */
+  /** Why the lane (or some of its points) has no model forecast, or what the model started from; null when neither needs saying. */
   reason: string | null;
+  /**
+   * What the model started from where it is not our own profile alone: CBP's typical wait
+   * (`cbp-typical`) or its blend with our profile by sample count (`blend`); absent otherwise.
+   */
+  base?: 'cbp-typical' | 'blend';
   points: IssuedPoint[];
 }
 
@@ -228,6 +264,11 @@ export interface LaneForecastInput {
   lane: LaneId;
   /** The lane's readings up to `issuedAtMs` (oldest first), at least the last 3 hours. */
   readings: readonly LaneReading[];
+  /**
+   * Readings up to this time count (default `issuedAtMs`): for a lane whose first reading came
+   * after the slot started (a fresh service), so its first slot forecasts from it.
+   */
+  readUntilMs?: number;
 }
 
 export interface PortForecastInput {
@@ -236,6 +277,11 @@ export interface PortForecastInput {
   border: Border;
   issuedAtMs: number;
   profile: ReadonlyMap<string, LaneProfile>;
+  /**
+   * Optional prior per lane (CBP's typical waits): where our own profile lacks samples the model
+   * starts from it, blended toward our own as samples accrue ({@link PRIOR_WEIGHT_SAMPLES}).
+   */
+  prior?: ReadonlyMap<string, LaneProfile>;
   lanes: readonly LaneForecastInput[];
   /** Relative-error quantiles of a method at a lane and horizon, from the record (null: default). */
   quantiles: (laneKey: string, horizonMinutes: number, method: Method) => readonly [number, number];
@@ -280,12 +326,13 @@ export function issuePort(input: PortForecastInput): IssuedPort {
   const lanes: IssuedLane[] = [];
   for (const laneInput of input.lanes) {
     const key = laneKeyOf(laneInput.lane);
+    const untilMs = Math.max(issuedAtMs, laneInput.readUntilMs ?? issuedAtMs);
     const numeric = laneInput.readings.filter(
       (r): r is { atMs: number; delayMinutes: number } =>
-        r.delayMinutes !== null && r.atMs <= issuedAtMs && r.atMs >= issuedAtMs - MAX_READING_AGE_MS,
+        r.delayMinutes !== null && r.atMs <= untilMs && r.atMs >= issuedAtMs - MAX_READING_AGE_MS,
     );
     const latest = numeric.at(-1);
-    const lastAny = laneInput.readings.filter((r) => r.atMs <= issuedAtMs).at(-1);
+    const lastAny = laneInput.readings.filter((r) => r.atMs <= untilMs).at(-1);
     if (!latest || (lastAny && lastAny.atMs > latest.atMs)) {
       lanes.push({
         ...laneInput.lane,
@@ -298,8 +345,28 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       continue;
     }
     const profile = input.profile.get(key);
-    const profileAt = (slot: LocalSlot): number =>
-      profile?.values[slot.dayOfWeek * 24 + slot.hour] ?? Number.NaN;
+    const prior = input.prior?.get(key);
+    /** Our own hour-of-week median (the `profile` baseline); NaN when too thin. */
+    const ownAt = (slot: LocalSlot): number => profile?.values[slot.dayOfWeek * 24 + slot.hour] ?? Number.NaN;
+    let fromPrior = 0;
+    let blended = 0;
+    /** What the model starts from: our own profile, CBP's typical wait, or their blend by samples. */
+    const profileAt = (slot: LocalSlot): number => {
+      const index = slot.dayOfWeek * 24 + slot.hour;
+      const own = ownAt(slot);
+      const cbp = prior?.values[index] ?? Number.NaN;
+      if (!Number.isFinite(cbp)) return own;
+      if (!Number.isFinite(own)) return cbp;
+      const n = profile?.samples?.[index] ?? Number.POSITIVE_INFINITY;
+      return Number.isFinite(n) ? (n * own + PRIOR_WEIGHT_SAMPLES * cbp) / (n + PRIOR_WEIGHT_SAMPLES) : own;
+    };
+    const baseOf = (slot: LocalSlot): 'own' | 'prior' | 'blend' => {
+      const index = slot.dayOfWeek * 24 + slot.hour;
+      const cbp = prior?.values[index] ?? Number.NaN;
+      if (!Number.isFinite(cbp)) return 'own';
+      if (!Number.isFinite(ownAt(slot))) return 'prior';
+      return Number.isFinite(profile?.samples?.[index] ?? Number.POSITIVE_INFINITY) ? 'blend' : 'own';
+    };
     // On a holiday, does the lane run like a Sunday? Today's readings so far say (null: none yet).
     const holidayFit = sundayFit(numeric, local, profileAt, input.border);
     /** The typical wait of a local hour: the profile, or on a holiday its blend with Sunday's. */
@@ -325,6 +392,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
     let missingProfile = 0;
     const points: IssuedPoint[] = targets.map((target) => {
       const typical = profileAt(target.slot);
+      const own = ownAt(target.slot);
       const base = typicalAt(target.slot, target.holiday);
       const readAsHoliday =
         target.holiday !== null && Number.isFinite(profileAt({ ...target.slot, dayOfWeek: 0 }));
@@ -338,10 +406,16 @@ export function issuePort(input: PortForecastInput): IssuedPort {
           model = Math.max(0, base + (anomaly + trend) * decay);
         }
       } else missingProfile++;
+      if (model !== null) {
+        const base = baseOf(target.slot);
+        if (base === 'prior') fromPrior++;
+        else if (base === 'blend') blended++;
+      }
       const values: Record<Method, number | null> = {
         model,
         persistence: latest.delayMinutes,
-        profile: Number.isFinite(typical) ? typical : null,
+        // The baseline stays our own profile: CBP's typical wait is only where the model starts.
+        profile: Number.isFinite(own) ? own : null,
       };
       const triple = (method: Method): Triple | null => {
         const value = values[method];
@@ -366,15 +440,23 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       if (readAsHoliday && target.holiday && model !== null) point.holiday = target.holiday;
       return point;
     });
+    const thin =
+      missingProfile === 0
+        ? null
+        : missingProfile === targets.length
+          ? `not enough history: the hour-of-week profile has fewer than ${PROFILE_MIN_SAMPLES} samples for the coming hours (about two weeks of readings are needed)${prior ? ' and CBP publishes no typical wait for them' : " and no typical wait of CBP's is known for this lane (port-typical-waits)"}, so no model forecast is published`
+          : `not enough history for ${missingProfile} of ${targets.length} points: their hours have fewer than ${PROFILE_MIN_SAMPLES} samples in the hour-of-week profile`;
+    const started =
+      fromPrior + blended === 0
+        ? null
+        : fromPrior === targets.length - missingProfile
+          ? `the model starts from CBP's typical wait (port-typical-waits): our own history has fewer than ${PROFILE_MIN_SAMPLES} samples for these hours`
+          : `the model blends CBP's typical wait with our own hour-of-week profile, weighted by sample count (CBP counts as ${PRIOR_WEIGHT_SAMPLES} samples) for ${fromPrior + blended} of ${targets.length} points${fromPrior > 0 ? `, ${fromPrior} of them from CBP's alone` : ''}`;
     lanes.push({
       ...laneInput.lane,
       reading: { delayMinutes: latest.delayMinutes, observedAt: new Date(latest.atMs).toISOString() },
-      reason:
-        missingProfile === 0
-          ? null
-          : missingProfile === targets.length
-            ? `not enough history: the hour-of-week profile has fewer than ${PROFILE_MIN_SAMPLES} samples for the coming hours (about two weeks of readings are needed), so no model forecast is published`
-            : `not enough history for ${missingProfile} of ${targets.length} points: their hours have fewer than ${PROFILE_MIN_SAMPLES} samples in the hour-of-week profile`,
+      reason: [started, thin].filter((part) => part !== null).join('; ') || null,
+      ...(fromPrior + blended > 0 ? { base: fromPrior > 0 && blended === 0 ? 'cbp-typical' : 'blend' } : {}),
       points,
     });
   }

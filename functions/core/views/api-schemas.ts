@@ -349,6 +349,12 @@ export const LaneForecastSchema = z
       .nullable()
       .describe('Method of every point (mixed: differs by horizon); null when nothing is published'),
     reason: z.string().nullable().describe('Why this method, or why no forecast'),
+    base: z
+      .enum(['cbp-typical', 'blend'])
+      .optional()
+      .describe(
+        "Present when the model started from CBP's typical wait (port-typical-waits) because our own history is thin: cbp-typical alone, or blend (weighted by our sample count)",
+      ),
     reasonCodes: z
       .array(z.enum(REASON_CODES))
       .describe(

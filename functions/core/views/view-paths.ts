@@ -10,6 +10,8 @@ import { PORTS } from '../catalogue/catalogue.ts';
 import type { Border } from '../model.ts';
 import type { AveragesQuery, CurrentQuery, ForecastQuery, PortsQuery, TypicalQuery } from './queries.ts';
 
+/** Every published view document lives under this prefix of the data bucket (DOCUMENT_KEYS). */
+export const DOCUMENTS_PREFIX = 'v1/';
 const AVERAGES_FOLDER = 'v1/port-hourly-averages/';
 const FORECAST_FOLDER = 'v1/port-forecast/';
 const TYPICAL_FOLDER = 'v1/port-typical-waits/';
