@@ -19,7 +19,6 @@ async function current(): Promise<void> {
       tbody.append(lanesRow(t, lane, now(), undefined, fetched.offline));
     (document.querySelector('#lanes tbody') as HTMLElement).replaceWith(tbody);
     status.textContent = port ? '' : t.labels.none;
-    status.hidden = Boolean(port);
     (document.getElementById('closed') as HTMLElement).hidden = port?.current.status !== 'closed';
     (document.getElementById('notice') as HTMLElement).textContent = port?.current.notice ?? t.port.noNotice;
   } catch (error) {
