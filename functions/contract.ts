@@ -131,6 +131,17 @@ export const LIMITS = {
 } as const;
 
 /**
+ * Partition-key prefixes of the counter items each function keeps in the limits table (followed by
+ * the subject, and for a rate window its start). Each function may read and write its own only (IAM
+ * condition `dynamodb:LeadingKeys`): the api function cannot touch the MCP counters or the alert
+ * caps, nor the mcp function the API's.
+ */
+export const COUNTER_PREFIXES = {
+  api: { key: 'KEY#', ip: 'IP#', keyRequests: 'KEYREQ#', pushSubscriptions: 'PUSHSUB#' },
+  mcp: { user: 'MCPUSER#', ip: 'MCPIP#', alerts: 'ALERTS#' },
+} as const;
+
+/**
  * Secrets read at run time (Secrets Manager in AWS, files under DATA_DIR/secrets locally): the
  * name each has locally, and the environment variable that hands its ARN to a function.
  */

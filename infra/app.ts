@@ -3,9 +3,21 @@
  * must be created there. cdk-nag AwsSolutions runs as a policy validation plugin, so
  * `npm run synth` fails on any unsuppressed error.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BorderWaitsStack } from './stack.ts';
+
+// The stack deploys the built site and derives its Content-Security-Policy from it: `npm run synth`
+// and `npm run deploy` build it first.
+const siteDist = fileURLToPath(new URL('../site/dist/', import.meta.url));
+if (!existsSync(`${siteDist}index.html`)) {
+  console.error(
+    'infra/app.ts: site/dist holds no built site; run `npm run build:site` (npm run deploy does)',
+  );
+  process.exit(1);
+}
 
 const app = new App();
 const account = process.env.CDK_DEFAULT_ACCOUNT;
@@ -22,6 +34,7 @@ new BorderWaitsStack(app, 'BorderWaits', {
   ...(idpAudience ? { idpAudience } : {}),
   ...(mcpResourceUrl ? { mcpResourceUrl } : {}),
   ...(originSecretVersion ? { originSecretVersion } : {}),
+  siteDist,
   description: 'Border wait times: ingest, published views, API, CDN',
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -2,12 +2,13 @@
  * The one description of the service's resources, read by the CDK stack (infra/app.ts) and by
  * the local runtime (infra/local/), so the two cannot drift. Plain data: no CDK, no SDK.
  */
-import { INGEST_TIMEOUT_SECONDS, LIMITS } from '../functions/contract.ts';
+import { COUNTER_PREFIXES, INGEST_TIMEOUT_SECONDS, LIMITS } from '../functions/contract.ts';
 import { RETENTION_HOURS } from '../functions/core/model.ts';
 import { PROBLEMS, type ProblemKind, problemType } from '../functions/core/problems.ts';
 import { SITE_URL } from '../functions/core/site.ts';
 import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
 import {
+  DOCUMENTS_PREFIX,
   KEY_REQUESTS_PATH,
   OPENAPI_PATH,
   PUSH_PATHS,
@@ -38,6 +39,17 @@ export interface FunctionSpec {
   readonly tableWritesUnder?: { readonly [table: string]: string };
   /** Writes narrower than a bucket grant: PutObject only on keys under the prefix. */
   readonly bucketWritesUnder?: { readonly [bucket: string]: string };
+  /**
+   * A table's items this function reads and writes, and no other: GetItem, PutItem and UpdateItem
+   * on items whose partition key starts with one of the prefixes (`dynamodb:LeadingKeys`). The
+   * table's name reaches the function as with `tables`.
+   */
+  readonly tableItemsUnder?: { readonly [table: string]: readonly string[] };
+  /**
+   * A bucket's objects this function reads, and no other: GetObject under the prefixes, and no
+   * listing (S3 then answers 403 for a missing key). The name reaches the function as with `buckets`.
+   */
+  readonly bucketReadsUnder?: { readonly [bucket: string]: readonly string[] };
   readonly description: string;
 }
 
@@ -123,13 +135,14 @@ export const FUNCTIONS = {
       rollups: 'read',
       health: 'read',
       keys: 'read',
-      limits: 'readWrite',
       // Travellers' push alerts: created (Query for a free slot, PutItem), renewed (UpdateItem)
       // and deleted (DeleteItem) by their token holders; never listed (no Scan).
       pushAlerts: ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     },
     // Reads keys; writes only key requests (REQUEST#<id> items: functions/adapters/dynamo/keys.ts).
     tableWritesUnder: { keys: 'REQUEST#' },
+    // Its own rate counters only: per key, per client IP, per key-request sender.
+    tableItemsUnder: { limits: Object.values(COUNTER_PREFIXES.api) },
     buckets: { data: 'read' },
     description: 'The /api/v1 views for keyed and dynamic requests',
   },
@@ -143,11 +156,14 @@ export const FUNCTIONS = {
       latest: 'read',
       rollups: 'read',
       alerts: 'readWrite',
-      limits: 'readWrite',
     },
-    // Reads the published views; writes only exports (the EXPORTS_PREFIX below).
-    buckets: { data: 'read' },
-    bucketWritesUnder: { data: 'exports/' },
+    // Its own rate counters (per user, per client IP) and the alert caps only.
+    tableItemsUnder: { limits: Object.values(COUNTER_PREFIXES.mcp) },
+    // Reads the published views (public at the CDN anyway) and its exports (to sign their download
+    // links); lists nothing, so no caller can enumerate other users' exports; writes only exports.
+    buckets: {},
+    bucketReadsUnder: { data: [DOCUMENTS_PREFIX, EXPORTS_PREFIX] },
+    bucketWritesUnder: { data: EXPORTS_PREFIX },
     description: 'The /mcp endpoint (MCP Streamable HTTP, stateless) and its OAuth resource metadata',
   },
 } as const satisfies Record<string, FunctionSpec>;
@@ -163,29 +179,98 @@ export const FUNCTION_SPECS: Readonly<Record<keyof typeof FUNCTIONS, FunctionSpe
 export const ROUTES: readonly RouteSpec[] = /* @__PURE__ */ apiRoutes();
 
 function apiRoutes(): RouteSpec[] {
+  // ANY on every path: a method a path does not take reaches the api function, which answers 405
+  // problem+json with Allow, instead of API Gateway's MISSING_AUTHENTICATION_TOKEN (a 404 naming
+  // the stage). The edge answers those first (infra/edge/viewer-request.js); this is the origin's
+  // own answer. The root catch-all makes any other path the function's problem+json 404.
   return [
     ...Object.values(VIEW_PATHS).map(
       (view): RouteSpec => ({
         path: view.path,
-        methods: ['GET', 'HEAD'],
+        methods: ['ANY'],
         function: 'api',
         static: view.document !== null,
       }),
     ),
-    { path: OPENAPI_PATH, methods: ['GET', 'HEAD'], function: 'api' },
+    { path: OPENAPI_PATH, methods: ['ANY'], function: 'api' },
     { path: '/api/v1/{proxy+}', methods: ['ANY'], function: 'api' },
-    // The request-a-key form (outside the read-only /api/v1).
-    { path: KEY_REQUESTS_PATH, methods: ['POST'], function: 'api' },
-    // Web Push: the VAPID public key and travellers' push alerts (outside /api/v1 too).
-    { path: PUSH_PATHS.publicKey, methods: ['GET', 'HEAD'], function: 'api' },
-    { path: PUSH_PATHS.subscriptions, methods: ['POST'], function: 'api' },
-    { path: `${PUSH_PATHS.subscriptions}/{id}`, methods: ['PUT', 'DELETE'], function: 'api' },
+    // The request-a-key form (outside the read-only /api/v1): POST, and 405 for the rest.
+    { path: KEY_REQUESTS_PATH, methods: ['ANY'], function: 'api' },
+    // Web Push: the VAPID public key and travellers' push alerts (outside /api/v1 too); the
+    // function answers 405 to the methods each does not take.
+    { path: PUSH_PATHS.publicKey, methods: ['ANY'], function: 'api' },
+    { path: PUSH_PATHS.subscriptions, methods: ['ANY'], function: 'api' },
+    { path: `${PUSH_PATHS.subscriptions}/{id}`, methods: ['ANY'], function: 'api' },
+    { path: '/{proxy+}', methods: ['ANY'], function: 'api' },
   ];
 }
+
+export interface CorsRouteSpec {
+  /** Exact path, or a prefix ending in `/`. */
+  readonly path: string;
+  /** The methods the path takes (and OPTIONS, the preflight). */
+  readonly methods: readonly string[];
+  /** Request headers a page may send there, besides the CORS-safelisted ones. */
+  readonly requestHeaders: readonly string[];
+}
+
+/**
+ * What a browser may send where (CORS), by path: an exact path, or a prefix ending in `/`; the
+ * first row that matches counts, and `/` matches every path. The CloudFront function answers every
+ * preflight (`OPTIONS`) from this table at the edge, for the REST API, the HTTP API (`/mcp`) and
+ * the buckets alike, and refuses a method a path does not take with 405 (except on the HTTP API's
+ * paths, whose function answers that itself). `npm run edge:slugs` writes the table into the
+ * function; test/infra/edge.test.ts keeps the two equal. A new endpoint (`/push/`) is one more row.
+ *
+ * Each header is named: the `*` wildcard of `Access-Control-Allow-Headers` never covers
+ * `Authorization` (Fetch standard, CORS-preflight fetch).
+ */
+export const CORS_ROUTES: readonly CorsRouteSpec[] = [
+  {
+    path: '/mcp',
+    methods: ['POST'],
+    requestHeaders: [
+      'authorization',
+      'content-type',
+      'mcp-protocol-version',
+      'mcp-session-id',
+      'mcp-method',
+      'mcp-name',
+      'last-event-id',
+    ],
+  },
+  { path: KEY_REQUESTS_PATH, methods: ['POST'], requestHeaders: ['content-type'] },
+  { path: PUSH_PATHS.subscriptions, methods: ['POST'], requestHeaders: ['content-type'] },
+  {
+    path: `${PUSH_PATHS.subscriptions}/`,
+    methods: ['PUT', 'DELETE'],
+    requestHeaders: ['authorization', 'content-type'],
+  },
+  {
+    path: '/api/',
+    methods: ['GET', 'HEAD'],
+    requestHeaders: ['x-api-key', 'if-none-match', 'if-modified-since'],
+  },
+  { path: '/', methods: ['GET', 'HEAD'], requestHeaders: ['if-none-match', 'if-modified-since'] },
+];
+
+/** How long a browser may keep a preflight's answer, in seconds (browsers cap it lower). */
+export const CORS_MAX_AGE_SECONDS = 86_400;
 
 /** `RateLimit-Policy` of API Gateway's own responses (401 from the authorizer, 5xx): a static header. */
 export const GATEWAY_RATELIMIT_POLICY = /* @__PURE__ */ (() =>
   `"key";q=${LIMITS.keyPerMinute};w=60, "ip";q=${LIMITS.publicPerMinute};w=60`)();
+
+/**
+ * Headers of every answer API Gateway gives itself (the gateway responses), besides its type and
+ * `Retry-After`: CORS, the limit policy and the attribution link every response carries.
+ */
+export const GATEWAY_RESPONSE_HEADERS: Readonly<Record<string, string>> = /* @__PURE__ */ (() => ({
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'Retry-After, RateLimit-Policy, Link',
+  'ratelimit-policy': GATEWAY_RATELIMIT_POLICY,
+  link: `<${SITE_URL}>; rel="author"`,
+}))();
 
 /**
  * `Retry-After` of the 503 API Gateway answers when the authorizer cannot decide (the key or
@@ -214,6 +299,8 @@ export const GATEWAY_RESPONSES = {
     fixedStatus: true,
   },
   MissingToken: { responseType: 'MISSING_AUTHENTICATION_TOKEN', kind: 'not-found', fixedStatus: true },
+  // A body over API Gateway's payload limit: 413, as the local gateway answers one over 6 MB.
+  RequestTooLarge: { responseType: 'REQUEST_TOO_LARGE', kind: 'too-large', fixedStatus: true },
 } as const satisfies Record<string, { responseType: string; kind: ProblemKind; fixedStatus: boolean }>;
 
 export type GatewayResponseName = keyof typeof GATEWAY_RESPONSES;
@@ -235,7 +322,8 @@ export function gatewayProblemBody(
 
 /** Served by the HTTP API (see `HttpRouteSpec`); the edge sends them there before its function runs. */
 export const HTTP_ROUTES: readonly HttpRouteSpec[] = [
-  { path: '/mcp', methods: ['POST', 'GET', 'DELETE'], function: 'mcp' },
+  // ANY: the function answers a method it does not take (405, Allow: POST).
+  { path: '/mcp', methods: ['ANY'], function: 'mcp' },
   { path: '/.well-known/oauth-protected-resource*', methods: ['GET', 'HEAD'], function: 'mcp' },
 ];
 
@@ -269,11 +357,17 @@ export const SCHEDULES = {
 /** Raw observations are kept this long (DESIGN.md section 6): a domain rule, owned by the core. */
 export { RETENTION_HOURS };
 
+/** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
+export const API_PATTERNS = ['/api/*', '/keys/*', '/.well-known/*'];
+/** The Web Push endpoints: to API Gateway too, through their own cache policy (the stack's). */
+export const PUSH_PATTERNS = ['/push/*'];
+
 /** Paths the CDN serves from the data bucket (the rest of the keyless site comes from the site bucket). */
 export const DATA_PATH_PREFIXES = ['/v1/', '/rss.xml', '/rss/'] as const;
 
 /**
- * Headers the CDN adds to every response it serves from S3 (a CloudFront response headers policy).
+ * Headers the CDN adds to every response it serves from S3 (a CloudFront response headers policy),
+ * beside the security headers of every behaviour (infra/security-headers.ts).
  * Built in a call marked pure, like GATEWAY_RATELIMIT_POLICY: the functions' bundles, which never
  * read them, leave them out.
  */
@@ -283,7 +377,4 @@ export const EDGE_RESPONSE_HEADERS: Readonly<Record<string, string>> = /* @__PUR
   // The WAF's per-IP rule that covers everything the CDN serves (IETF draft syntax).
   'ratelimit-policy': `"edge";q=${LIMITS.edgePerMinute};w=60`,
   link: `<${SITE_URL}>; rel="author"`,
-  'x-content-type-options': 'nosniff',
-  'strict-transport-security': 'max-age=63072000; includeSubDomains',
-  'referrer-policy': 'strict-origin-when-cross-origin',
 }))();

@@ -24,7 +24,9 @@ import { Observability } from './constructs/observability.ts';
 import { PublicApi } from './constructs/public-api.ts';
 import type { ServiceFunction } from './constructs/service-function.ts';
 import { type FunctionName, ServiceFunctions } from './constructs/service-functions.ts';
+import { SiteDeployment } from './constructs/site-deployment.ts';
 import { type BucketName, Storage, type TableName } from './constructs/storage.ts';
+import { siteContentSecurityPolicy } from './security-headers.ts';
 
 export {
   API_ORIGIN_HEADERS,
@@ -53,6 +55,12 @@ export interface BorderWaitsStackProps extends StackProps {
    * (CloudFormation re-resolves a dynamic reference only when its text changes). Unset: AWSCURRENT.
    */
   readonly originSecretVersion?: string;
+  /**
+   * The built site (site/dist): deployed to the site bucket (infra/constructs/site-deployment.ts),
+   * and its inline scripts are the ones the site's Content-Security-Policy allows. Unset (tests of
+   * other parts): no site deployment, and a policy that allows no inline script.
+   */
+  readonly siteDist?: string;
 }
 
 export class BorderWaitsStack extends Stack {
@@ -77,7 +85,15 @@ export class BorderWaitsStack extends Stack {
       storage,
       api: publicApi.api,
       httpApi: mcpApi.httpApi,
+      siteContentSecurityPolicy: siteContentSecurityPolicy(props.siteDist),
     });
+    if (props.siteDist) {
+      new SiteDeployment(this, 'Site', {
+        dist: props.siteDist,
+        bucket: storage.buckets.site,
+        distribution: edge.distribution,
+      });
+    }
     const observability = new Observability(this, 'Observability', {
       functions,
       api: publicApi.api,

@@ -1,6 +1,6 @@
 /**
  * `npm run import`: imports wait-time history into the rollups (and so the hourly averages and the
- * forecast profile) exactly as if it had been ingested; readings of the last 13 days also into the
+ * forecast profile) exactly as if it had been ingested; readings of the last 14 days also into the
  * observations. The whole file is checked before anything is written; a second import of the same
  * file changes nothing; the affected ports' averages documents are republished at once.
  *
@@ -96,9 +96,13 @@ async function openStores(aws: boolean) {
   };
 }
 
-function readings(text: string, args: Record<string, string | true>, file: string): ImportReading[] {
+function readings(
+  text: string,
+  args: Record<string, string | true>,
+  file: string,
+): { readings: ImportReading[]; skipped: number } {
   const format = (args.format as string | undefined) ?? 'export';
-  if (format === 'export') return readExportCsv(text, Date.now() + 10 * 60_000);
+  if (format === 'export') return { readings: readExportCsv(text, Date.now() + 10 * 60_000), skipped: 0 };
   if (format !== 'cascade-gateway')
     throw new UsageError(`--format must be export or cascade-gateway, got "${format}"`);
   const need = (name: string, allowed?: readonly string[]) => {
@@ -123,7 +127,7 @@ function readings(text: string, args: Record<string, string | true>, file: strin
 function summaryLine(summary: ImportSummary, seconds: number): string {
   const span =
     summary.from && summary.to
-      ? `${summary.from.slice(0, 10)} to ${summary.to.slice(0, 10)} (UTC)`
+      ? `readings from ${summary.from.slice(0, 16)}Z to ${summary.to.slice(0, 16)}Z`
       : 'no reading';
   return (
     `import: ${count(summary.read)} rows read, ${count(summary.written)} written, ` +
@@ -147,7 +151,7 @@ async function main(): Promise<number> {
   });
   const started = performance.now();
   // The whole file is checked before anything is opened or written.
-  let rows: ImportReading[];
+  let rows: { readings: ImportReading[]; skipped: number };
   try {
     rows = readings(text, args, file);
   } catch (error: unknown) {
@@ -173,7 +177,8 @@ async function main(): Promise<number> {
           );
         },
       },
-      rows,
+      rows.readings,
+      rows.skipped,
     );
     if (tty) process.stderr.write('\n');
     console.log(summaryLine(summary, (performance.now() - started) / 1000));

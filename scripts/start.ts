@@ -4,10 +4,21 @@
  */
 import { startSimulator } from '../infra/local/simulator/server.ts';
 import { startLocal } from '../infra/local/start-local.ts';
+import { buildSiteIfStale } from './site-build.ts';
 
 const env = process.env;
 const demo = process.argv.includes('--demo');
 
+// The site is served from site/dist: a fresh clone (or a changed source) builds it first.
+try {
+  buildSiteIfStale((line) => console.log(line));
+} catch (error: unknown) {
+  console.error(error instanceof Error ? error.message : String(error));
+  console.error(
+    'the site could not be built: fix the error above, or run `npm run build:site` to see it again',
+  );
+  process.exit(1);
+}
 const simulator = demo ? await startSimulator({}) : undefined;
 const intervalSeconds = Number(env.INGEST_INTERVAL_SECONDS ?? 60);
 if (!Number.isInteger(intervalSeconds) || intervalSeconds < 1) {

@@ -19,6 +19,7 @@ export function offline() {
             '{,es/,fr/}index.html',
             '{,es/,fr/}map/index.html',
             '{,es/,fr/}forecast-skill/index.html',
+            '{,es/,fr/}offline/index.html',
             '{,es/,fr/}manifest.webmanifest',
             '_astro/*.js',
             'favicon.svg',
@@ -27,22 +28,32 @@ export function offline() {
           mode: 'production',
           sourcemap: false,
           inlineWorkboxRuntime: true,
+          // Web Push alerts: the push and notificationclick handlers (public/push-sw.js).
+          importScripts: ['push-sw.js'],
           skipWaiting: true,
           clientsClaim: true,
           cleanupOutdatedCaches: true,
           // Astro's hashed file names already change with their content.
           dontCacheBustURLsMatching: /^_astro\//,
+          // Pages are network first; a page never opened, with no network, gets the site's own
+          // offline page in its language (listing what is kept), not the browser's error page.
+          // Pages are network first; a page never opened, with no network, gets the site's own
+          // offline page in its language (listing what is kept), not the browser's error page.
+          // (workbox writes each urlPattern into sw.js by its source text: no closures.)
           runtimeCaching: [
-            {
-              urlPattern: ({ request }) => request.mode === 'navigate',
-              handler: 'NetworkFirst',
-              options: {
-                cacheName: 'border-waits-pages',
-                expiration: { maxEntries: 60 },
-                cacheableResponse: { statuses: [200] },
-              },
+            [({ request, url }) => request.mode === 'navigate' && url.pathname.startsWith('/es/'), '/es/'],
+            [({ request, url }) => request.mode === 'navigate' && url.pathname.startsWith('/fr/'), '/fr/'],
+            [({ request }) => request.mode === 'navigate', '/'],
+          ].map(([urlPattern, prefix]) => ({
+            urlPattern,
+            handler: 'NetworkFirst',
+            options: {
+              cacheName: 'border-waits-pages',
+              expiration: { maxEntries: 60 },
+              cacheableResponse: { statuses: [200] },
+              precacheFallback: { fallbackURL: `${prefix}offline/index.html` },
             },
-          ],
+          })),
         });
         for (const warning of warnings) logger.warn(warning);
         logger.info(`sw.js: ${count} files precached (${size} bytes)`);

@@ -20,7 +20,12 @@ export interface StoreSettings {
   buckets: { data: string };
 }
 
-export function createStores(settings: StoreSettings, clock: Clock) {
+/** `unlistedDocuments`: the function reads documents without the right to list the bucket (mcp). */
+export function createStores(
+  settings: StoreSettings,
+  clock: Clock,
+  options: { unlistedDocuments?: boolean } = {},
+) {
   const dynamo = createDocumentClient({ endpoint: settings.dynamodbEndpoint, region: settings.region });
   // The S3 client is made on first use (see s3/sdk.ts).
   const s3 = createLazyS3({ endpoint: settings.s3Endpoint, region: settings.region });
@@ -31,7 +36,9 @@ export function createStores(settings: StoreSettings, clock: Clock) {
     latest: createLatestStore(dynamo, settings.tables.latest),
     rollups: createRollupStore(dynamo, settings.tables.rollups, () => clock.now()),
     health: createHealthStore(dynamo, settings.tables.health),
-    documents: createDocumentStore(s3, settings.buckets.data),
+    documents: createDocumentStore(s3, settings.buckets.data, {
+      unlisted: options.unlistedDocuments ?? false,
+    }),
     forecasts: createForecastStore(dynamo, settings.tables.forecasts),
   };
 }

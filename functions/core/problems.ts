@@ -28,6 +28,7 @@ export const PROBLEMS = {
   /** A count-limited resource is full (a push subscription's alerts). */
   'limit-reached': { status: 409, slug: 'limit-reached', title: 'Limit reached' },
   'too-large': { status: 413, slug: 'too-large', title: 'Request body too large' },
+  'range-not-satisfiable': { status: 416, slug: 'range-not-satisfiable', title: 'Range not satisfiable' },
   'unsupported-media-type': { status: 415, slug: 'unsupported-media-type', title: 'Unsupported media type' },
   'rate-limited': { status: 429, slug: 'rate-limited', title: 'Too many requests' },
   /** API Gateway's usage-plan quota: the same type as any other limit. */

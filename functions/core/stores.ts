@@ -14,10 +14,56 @@ import type {
   Source,
 } from './model.ts';
 
+/**
+ * The last document of a source that moved `latest`: when it was fetched, and the lanes and ports
+ * of that source it did not carry (`absent`, keys of {@link latestKeyOf}). A lane or port the
+ * document carried was fetched then, whether or not its item was written again: the ingest writes
+ * an item only when its content changed, and this one record per source stands for the rest.
+ */
+export interface LatestSighting {
+  source: Source;
+  fetchedAt: string;
+  absent: string[];
+}
+
+/**
+ * Latest readings and port states. `all()` gives each its `fetchedAt` as of the last document that
+ * carried it (its item's own, or its source's sighting when later and the item is not absent
+ * there: {@link resolveSightings}), and the sightings themselves.
+ */
 export interface LatestStore {
-  all(): Promise<{ readings: LatestReading[]; ports: LatestPortState[] }>;
+  all(): Promise<{ readings: LatestReading[]; ports: LatestPortState[]; sightings: LatestSighting[] }>;
   putReadings(readings: readonly LatestReading[]): Promise<void>;
   putPorts(ports: readonly LatestPortState[]): Promise<void>;
+  /** Written after the items of the document it records (a crash before it leaves the last one). */
+  putSighting(sighting: LatestSighting): Promise<void>;
+}
+
+/** A lane's or a port state's key in a sighting's `absent` list. */
+export function latestKeyOf(
+  item: { portId: string; direction: string; mode: string; lane: string } | { portId: string },
+): string {
+  return 'lane' in item
+    ? `lane#${item.portId}#${item.direction}#${item.mode}#${item.lane}`
+    : `port#${item.portId}`;
+}
+
+/**
+ * Each item's `fetchedAt`: the later of its own and its source's sighting, unless the sighting
+ * lists it as absent (then its own, written when it went absent). Items come back as new objects
+ * only where the time moves.
+ */
+export function resolveSightings<T extends LatestReading | LatestPortState>(
+  items: readonly T[],
+  sightings: readonly LatestSighting[],
+): T[] {
+  if (sightings.length === 0) return [...items];
+  const bySource = new Map(sightings.map((s) => [s.source, { at: s.fetchedAt, absent: new Set(s.absent) }]));
+  return items.map((item) => {
+    const sighting = bySource.get(item.source);
+    if (!sighting || sighting.at <= item.fetchedAt || sighting.absent.has(latestKeyOf(item))) return item;
+    return { ...item, fetchedAt: sighting.at };
+  });
 }
 
 export interface ObservationFilter {

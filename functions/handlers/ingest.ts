@@ -9,14 +9,14 @@ import { createMetrics, type MetricsOptions, type MetricsSink } from '../adapter
 import { createTelemetry, type TelemetryOptions } from '../adapters/powertools/telemetry.ts';
 import { preloadS3 } from '../adapters/s3/sdk.ts';
 import { createSecretsManagerSource, preloadSecretsManager } from '../adapters/secrets/secrets-manager.ts';
-import { createStores } from '../adapters/stores.ts';
+import { createStores, type Stores } from '../adapters/stores.ts';
 import { createWebPushDelivery } from '../adapters/web-push/deliver.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
 import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
 import { INGEST_TIMEOUT_SECONDS } from '../contract.ts';
 import { evaluateAllAlerts } from '../core/alerts/evaluate.ts';
 import { vapidKeysOf } from '../core/alerts/push.ts';
-import { runIngestCycle, type SourceOutcome } from '../core/ingest/ingest.ts';
+import { latestOnce, runIngestCycle, type SourceOutcome } from '../core/ingest/ingest.ts';
 import { withLease } from '../core/ingest/lease.ts';
 import { METRIC_NAMES } from '../core/metrics.ts';
 import { currentSecret, type SecretSource } from '../core/secrets.ts';
@@ -39,7 +39,10 @@ function countOutcomes(metrics: MetricsSink, outcomes: readonly SourceOutcome[])
 /** Kept free at the end of the function's time for the last writes after the alert deadline. */
 const ALERT_MARGIN_MS = 5_000;
 
-/** The ingest function for a given environment (the local runtime passes its own). */
+/**
+ * The ingest function for a given environment (the local runtime passes its own). `stores`: the
+ * adapters already built from the same settings (a benchmark that meters their requests).
+ */
 export function createIngestHandler(
   env: Record<string, string | undefined>,
   options: {
@@ -47,13 +50,14 @@ export function createIngestHandler(
     secrets?: SecretSource;
     /** Extra trusted CA certificates (PEM) for push services: a local stand-in's own CA. */
     pushCa?: string;
+    stores?: Stores;
   } & TelemetryOptions &
     MetricsOptions = {},
 ) {
   const config = parseConfig(IngestWithAlertsConfigSchema, env);
   const clock = options.clock ?? systemClock;
   const settings = storeSettingsOf(config);
-  const stores = createStores(settings, clock);
+  const stores = options.stores ?? createStores(settings, clock);
   const feed = { timeoutMs: config.FEED_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES };
   const sources = [
     createHttpFeedSource({ source: 'cbp', url: config.CBP_FEED_URL, ...feed }),
@@ -96,8 +100,12 @@ export function createIngestHandler(
         now: Date.now,
       },
       async () => {
+        // `latest` read once for the cycle and the alerts after it (this lease holder is its only
+        // writer, and the copy follows every write that succeeded): one Scan a cycle, not two.
+        const latest = latestOnce(stores.latest);
         const outcomes = await runIngestCycle({
           ...stores,
+          latest,
           sources,
           clock,
           log,
@@ -108,7 +116,7 @@ export function createIngestHandler(
         const left = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
         // One engine for both kinds of alert: the readings read once, one deadline for deliveries.
         await evaluateAllAlerts({
-          latest: stores.latest,
+          latest,
           clock,
           log,
           deadlineMs: Math.max(0, Math.min(config.ALERT_DELIVERY_DEADLINE_MS, left - ALERT_MARGIN_MS)),

@@ -24,7 +24,8 @@ export function createMcpWebApp(
   secrets: SecretSource = createSecretsManagerSource(),
 ) {
   const settings = storeSettingsOf(config);
-  const stores = createStores(settings, clock);
+  // Its role reads the views and exports but may not list the bucket (infra/manifest.ts).
+  const stores = createStores(settings, clock, { unlistedDocuments: true });
   const auth = {
     resourceUrl: config.MCP_RESOURCE_URL,
     resourceMetadataUrl: resourceMetadataUrlOf(config.MCP_RESOURCE_URL),

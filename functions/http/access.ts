@@ -6,6 +6,7 @@
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { ApiConfig } from '../config.ts';
+import { COUNTER_PREFIXES } from '../contract.ts';
 import { checkKey, type KeyStore } from '../core/access/keys.ts';
 import {
   consume,
@@ -115,12 +116,12 @@ export function createAccess(deps: AccessDeps) {
     const ip = clientIp(event);
     const [policy, subject] =
       scope === 'key-requests'
-        ? [deps.policies.keyRequests, `KEYREQ#${ip}`]
+        ? [deps.policies.keyRequests, `${COUNTER_PREFIXES.api.keyRequests}${ip}`]
         : scope === 'push-subscriptions'
-          ? [deps.policies.pushSubscriptions, `PUSHSUB#${ip}`]
+          ? [deps.policies.pushSubscriptions, `${COUNTER_PREFIXES.api.pushSubscriptions}${ip}`]
           : keyId
-            ? [deps.policies.key, `KEY#${keyId}`]
-            : [deps.policies.public, `IP#${ip}`];
+            ? [deps.policies.key, `${COUNTER_PREFIXES.api.key}${keyId}`]
+            : [deps.policies.public, `${COUNTER_PREFIXES.api.ip}${ip}`];
     let decision: Awaited<ReturnType<typeof consume>>;
     try {
       decision = await consume(deps.limits, policy, subject, now);

@@ -47,9 +47,14 @@ export function clientKey(ip: string | undefined | null): string {
   return `${new ipaddr.IPv6(parts).toString()}/64`;
 }
 
-/** The client's key from the viewer header when present, else from the connection's address. */
+/**
+ * The client's key from the viewer header when present, else from the connection's address. A
+ * header that is present but holds no address counts as `unknown`, with every other such request:
+ * behind CloudFront the connection's address is the edge's, shared by every viewer it serves.
+ */
 export function clientIpKey(viewerAddress: string | undefined | null, sourceIp: string | undefined): string {
-  return clientKey(viewerAddressIp(viewerAddress) ?? sourceIp ?? null);
+  if (viewerAddress !== undefined && viewerAddress !== null) return clientKey(viewerAddressIp(viewerAddress));
+  return clientKey(sourceIp ?? null);
 }
 
 /**
@@ -58,5 +63,6 @@ export function clientIpKey(viewerAddress: string | undefined | null, sourceIp: 
  * the address the gateway saw.
  */
 export function clientIpOf(viewerAddress: string | undefined, sourceIp: string | undefined): string {
-  return viewerAddressIp(viewerAddress) ?? (sourceIp || 'unknown');
+  if (viewerAddress !== undefined) return viewerAddressIp(viewerAddress) ?? 'unknown';
+  return sourceIp || 'unknown';
 }

@@ -244,6 +244,54 @@ function sharedResponses(): Record<string, Json> {
 
 /** The whole document. */
 export function buildOpenApi(options: OpenApiOptions): Json {
+  const document = buildDocument(options);
+  const paths = document.paths as Record<string, Record<string, Json>>;
+  for (const [path, item] of Object.entries(paths)) paths[path] = { ...item, options: preflight(path, item) };
+  return document;
+}
+
+const PREFLIGHT_HEADERS = {
+  'Access-Control-Allow-Origin': header(
+    'Always `*`: any web origin, without credentials',
+    {
+      type: 'string',
+      const: '*',
+    },
+    true,
+  ),
+  'Access-Control-Allow-Methods': header('The methods the path takes', { type: 'string' }, true),
+  'Access-Control-Allow-Headers': header(
+    'The request headers the path reads, each named (x-api-key, if-none-match, if-modified-since, content-type, authorization as it applies)',
+    { type: 'string' },
+    true,
+  ),
+  'Access-Control-Max-Age': header('Seconds a browser may keep this answer', {
+    type: 'string',
+    pattern: '^\\d+$',
+  }),
+  Allow: { $ref: '#/components/headers/Allow' },
+  Link: { $ref: '#/components/headers/Link' },
+};
+
+/** The CORS preflight of a path, answered by the CDN for the methods the path documents. */
+function preflight(path: string, item: Record<string, Json>): Json {
+  const methods = Object.keys(item)
+    .filter((method) => ['get', 'head', 'post', 'put', 'patch', 'delete'].includes(method))
+    .map((method) => method.toUpperCase());
+  return {
+    operationId: `preflight${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    summary: 'CORS preflight',
+    description: `Answered by the CDN for any web origin: Access-Control-Allow-Methods and Allow are ${methods.join(', ')}, with the request headers the path reads. Methods the path does not take are 405 with Allow.`,
+    tags: ['meta'],
+    security: [{}],
+    responses: {
+      '204': { description: 'Preflight accepted', headers: PREFLIGHT_HEADERS },
+      '429': { $ref: '#/components/responses/RateLimited' },
+    },
+  };
+}
+
+function buildDocument(options: OpenApiOptions): Json {
   const schemas = componentSchemas();
   const componentResponses = sharedResponses();
   const withHead = (get: Json) => ({ get, head: head(get, componentResponses) });

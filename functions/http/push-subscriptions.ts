@@ -55,7 +55,7 @@ const json = (
 
 /** The outcome as a proxy result (problems are rendered by the router). */
 export function pushResponse(
-  event: APIGatewayProxyEvent,
+  _event: APIGatewayProxyEvent,
   outcome: Extract<PushOutcome, { body?: unknown }>,
   extraHeaders: Record<string, string>,
 ): APIGatewayProxyResult {
@@ -66,8 +66,8 @@ export function pushResponse(
     }).headers as Record<string, string>;
     return { statusCode: 204, headers, body: '' };
   }
-  const result = json(outcome.status, outcome.body, { ...extraHeaders, ...outcome.headers });
-  return event.httpMethod === 'HEAD' ? { ...result, body: '' } : result;
+  // HEAD keeps the body: the gateway sends GET's headers (Content-Length too) and drops the body.
+  return json(outcome.status, outcome.body, { ...extraHeaders, ...outcome.headers });
 }
 
 /** `Authorization: Bearer <token>`, or undefined. */

@@ -1,6 +1,7 @@
 /**
  * API Gateway REST (v1) proxy results for JSON and problem+json, with the caching contract:
- * strong ETag, Last-Modified, Cache-Control, 304 on a matching If-None-Match, HEAD without a body,
+ * strong ETag, Last-Modified, Cache-Control, 304 on a matching If-None-Match (or, without one, an
+ * If-Modified-Since at or after Last-Modified), HEAD with the same headers as GET and no body,
  * CORS for browsers, and the attribution Link.
  */
 import { createHash } from 'node:crypto';
@@ -8,6 +9,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { PublishedDocument } from '../core/model.ts';
 import { PROBLEM_CONTENT_TYPE, type Problem } from '../core/problems.ts';
 import { SITE_URL } from '../core/site.ts';
+import { isNotModified } from './conditional.ts';
 
 const EXPOSED = ['ETag', 'Last-Modified', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Link', 'Location'];
 
@@ -30,15 +32,6 @@ export function header(event: APIGatewayProxyEvent, name: string): string | unde
   return undefined;
 }
 
-function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .includes(etag);
-}
-
 export function strongEtag(body: string): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 }
@@ -59,15 +52,24 @@ export function jsonResponse(
     'last-modified': document.lastModified,
     ...extraHeaders,
   };
-  if (etagMatches(header(event, 'if-none-match'), document.etag)) {
+  const read = event.httpMethod === 'GET' || event.httpMethod === 'HEAD';
+  if (
+    read &&
+    isNotModified(
+      { ifNoneMatch: header(event, 'if-none-match'), ifModifiedSince: header(event, 'if-modified-since') },
+      document,
+    )
+  ) {
     const { 'content-type': _ct, ...rest } = headers;
     return { statusCode: 304, headers: rest, body: '' };
   }
-  return { statusCode: 200, headers, body: event.httpMethod === 'HEAD' ? '' : document.body };
+  // HEAD too gets the body: the gateway sends its Content-Length and not the body, so HEAD's
+  // headers are GET's (RFC 9110 9.3.2).
+  return { statusCode: 200, headers, body: document.body };
 }
 
 export function problemResponse(
-  event: APIGatewayProxyEvent,
+  _event: APIGatewayProxyEvent,
   value: Problem,
   extraHeaders: Record<string, string> = {},
 ): APIGatewayProxyResult {
@@ -79,7 +81,7 @@ export function problemResponse(
       'cache-control': value.status >= 500 || value.status === 429 ? 'no-store' : 'public, max-age=60',
       ...extraHeaders,
     },
-    body: event.httpMethod === 'HEAD' ? '' : JSON.stringify(value),
+    body: JSON.stringify(value),
   };
 }
 

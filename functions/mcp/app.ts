@@ -17,6 +17,7 @@ import {
   type OAuthTokenVerifier,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { COUNTER_PREFIXES } from '../contract.ts';
 import {
   consume,
   type LimitDecision,
@@ -201,8 +202,8 @@ export function createMcpApp(
       const { store, perIp, perUser, clock } = options.limits;
       const sub = gate.authInfo?.extra?.sub;
       const [policy, subject] = sub
-        ? [perUser, `MCPUSER#${String(sub)}`]
-        : [perIp, `MCPIP#${context.clientIp ?? 'unknown'}`];
+        ? [perUser, `${COUNTER_PREFIXES.mcp.user}${String(sub)}`]
+        : [perIp, `${COUNTER_PREFIXES.mcp.ip}${context.clientIp ?? 'unknown'}`];
       let decision: LimitDecision | null = null;
       try {
         decision = await consume(store, policy, subject, clock.now(), calls);

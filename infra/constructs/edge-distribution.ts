@@ -41,7 +41,17 @@ import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { PROBLEMS, type ProblemKind, problemType } from '../../functions/core/problems.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
-import { DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, HTTP_ROUTES, LIMITS, ROUTES } from '../manifest.ts';
+import {
+  API_PATTERNS,
+  DATA_PATH_PREFIXES,
+  EDGE_RESPONSE_HEADERS,
+  HTTP_ROUTES,
+  LIMITS,
+  PUSH_PATTERNS,
+  ROUTES,
+} from '../manifest.ts';
+import { type BehaviourKind, securityHeadersOf } from '../security-headers.ts';
+import { NOT_FOUND_KEY } from '../site-files.ts';
 import { Section } from './logical-ids.ts';
 import type { Storage } from './storage.ts';
 
@@ -50,19 +60,20 @@ export const VIEWER_REQUEST_PATH = fileURLToPath(new URL('../edge/viewer-request
 /** Static API views the edge rewrites to data-bucket objects (cache behaviour path patterns). */
 export const STATIC_VIEW_PATTERNS = ROUTES.filter((route) => route.static).map((route) => `${route.path}*`);
 /** Paths that always go to API Gateway (origin id `api`, the id the edge function selects). */
-export const API_PATTERNS = ['/api/*', '/keys/*', '/.well-known/*'];
 /**
  * The Web Push endpoints, also to API Gateway, through a cache policy that forwards
  * Authorization (the delete token): CloudFront forwards that header no other way.
  */
-export const PUSH_PATTERNS = ['/push/*'];
+export { API_PATTERNS, PUSH_PATTERNS };
 /**
  * Paths CloudFront sends to the HTTP API (origin id `mcp`), matched before API_PATTERNS. A REST
  * proxy integration would rename the MCP challenge's `WWW-Authenticate` header (DESIGN.md 5).
  */
 export const HTTP_API_PATTERNS = HTTP_ROUTES.map((route) => route.path);
 /** Not-found page for S3 403/404 (S3 answers 403 for a missing key without ListBucket). */
-export const NOT_FOUND_KEY = 'errors/not-found.json';
+export { NOT_FOUND_KEY };
+/** Problem document for S3's 416 (site/public/errors/, beside the not-found one). */
+export const RANGE_NOT_SATISFIABLE_KEY = 'errors/range-not-satisfiable.json';
 /** CloudFront's header carrying the viewer's `ip:port`; forwarded explicitly to both APIs. */
 export const VIEWER_ADDRESS_HEADER = 'CloudFront-Viewer-Address';
 /** Viewer headers the REST API reads (keys, bodies, conditional requests, CORS). */
@@ -105,6 +116,8 @@ export interface EdgeDistributionProps {
   readonly edgeRateLimitPerMinute?: number;
   /** Version id of the origin secret CloudFront sends; unset: AWSCURRENT (README, Security). */
   readonly originSecretVersion?: string;
+  /** The site's Content-Security-Policy (`siteContentSecurityPolicy` of the built site). */
+  readonly siteContentSecurityPolicy: string;
 }
 
 export class EdgeDistribution extends Section {
@@ -171,6 +184,10 @@ export class EdgeDistribution extends Section {
       queryStringBehavior: CacheQueryStringBehavior.none(),
     });
 
+    // Every behaviour has a headers policy with the security headers: the site's with its own
+    // Content-Security-Policy, the documents' and the APIs' with one that lets nothing run or frame.
+    // The APIs answer CORS and Link themselves.
+    const headersOf = (kind: BehaviourKind) => securityHeadersOf(kind, props.siteContentSecurityPolicy);
     // The same for the push endpoints' bearer tokens; the VAPID key's Cache-Control (an hour)
     // applies to its GETs, and a DELETE or PUT is never cached.
     const pushCache = new CachePolicy(this, 'PushPassThrough', {
@@ -185,7 +202,17 @@ export class EdgeDistribution extends Section {
     const headersPolicy = new ResponseHeadersPolicy(
       this,
       'EdgeHeaders',
-      edgeHeadersPolicy(EDGE_RESPONSE_HEADERS),
+      edgeHeadersPolicy({ ...EDGE_RESPONSE_HEADERS, ...headersOf('data') }, 'Published documents: '),
+    );
+    const siteHeaders = new ResponseHeadersPolicy(
+      this,
+      'SiteHeaders',
+      edgeHeadersPolicy({ ...EDGE_RESPONSE_HEADERS, ...headersOf('site') }, 'Status site: '),
+    );
+    const apiHeaders = new ResponseHeadersPolicy(
+      this,
+      'ApiHeaders',
+      edgeHeadersPolicy(headersOf('api'), 'APIs (REST, MCP, OAuth metadata): '),
     );
     // Honour the origin's Cache-Control (MinTTL 0); the defaults apply only when it sends none.
     // Keyless view requests reach the cache with the rewritten URI and no query string, so they
@@ -203,13 +230,20 @@ export class EdgeDistribution extends Section {
         enableAcceptEncodingGzip: true,
         enableAcceptEncodingBrotli: true,
       });
-    const s3Behavior = (origin: IOrigin, cachePolicy: CachePolicy): BehaviorOptions => ({
+    const s3Behavior = (
+      origin: IOrigin,
+      cachePolicy: CachePolicy,
+      responseHeadersPolicy = headersPolicy,
+    ): BehaviorOptions => ({
       origin,
       cachePolicy,
       compress: true,
       viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-      allowedMethods: AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
-      responseHeadersPolicy: headersPolicy,
+      // Every method reaches the function, which answers OPTIONS (CORS) and a method the path does
+      // not take (405 problem+json); with GET_HEAD_OPTIONS CloudFront would refuse a POST itself
+      // with a 403. Nothing but GET and HEAD reaches the bucket.
+      allowedMethods: AllowedMethods.ALLOW_ALL,
+      responseHeadersPolicy,
       functionAssociations,
     });
     const apiBehavior = (
@@ -222,6 +256,7 @@ export class EdgeDistribution extends Section {
       originRequestPolicy,
       allowedMethods: AllowedMethods.ALLOW_ALL,
       compress: true,
+      responseHeadersPolicy: apiHeaders,
     });
 
     const additionalBehaviors: Record<string, BehaviorOptions> = {};
@@ -230,14 +265,18 @@ export class EdgeDistribution extends Section {
       additionalBehaviors[pattern] = s3Behavior(dataOrigin, viewPolicy(`Cache-${name}`, `View ${name}`));
     }
     const dataPolicy = viewPolicy('Cache-data', 'Published documents, RSS');
-    for (const prefix of [...DATA_PATH_PREFIXES, `/${NOT_FOUND_KEY.split('/')[0]}/`]) {
+    // The not-found document ships with the site (site/public/errors/) and the default (site)
+    // behaviour serves it, for errors of every behaviour.
+    for (const prefix of DATA_PATH_PREFIXES) {
       additionalBehaviors[prefix.endsWith('/') ? `${prefix}*` : prefix] = s3Behavior(dataOrigin, dataPolicy);
     }
-    // No viewer-request function: these go to the HTTP API untouched, Authorization included.
+    // The function answers these paths' preflights and passes every other request to the HTTP
+    // API untouched, Authorization included.
     for (const pattern of HTTP_API_PATTERNS) {
       additionalBehaviors[pattern] = {
         ...apiBehavior(mcpOrigin, mcpCache, mcpRequests),
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+        functionAssociations,
       };
     }
     for (const pattern of API_PATTERNS) {
@@ -261,13 +300,20 @@ export class EdgeDistribution extends Section {
     };
     this.distribution = new Distribution(this, 'Cdn', {
       comment: 'border waits: site, published views, API',
-      defaultBehavior: s3Behavior(siteOrigin, viewPolicy('Cache-site', 'Status site')),
+      defaultBehavior: s3Behavior(siteOrigin, viewPolicy('Cache-site', 'Status site'), siteHeaders),
       defaultRootObject: 'index.html',
       additionalBehaviors,
       // S3 answers 403 for a missing key (no ListBucket for OAC): both become the problem+json 404.
       errorResponses: [
         { httpStatus: 403, ...notFound },
         { httpStatus: 404, ...notFound },
+        // S3's InvalidRange (a range past the end; the function drops malformed ones) is XML.
+        {
+          httpStatus: 416,
+          responseHttpStatus: 416,
+          responsePagePath: `/${RANGE_NOT_SATISFIABLE_KEY}`,
+          ttl: Duration.seconds(60),
+        },
       ],
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,
@@ -318,6 +364,8 @@ export class EdgeDistribution extends Section {
                 responseHeaders: [
                   { name: 'retry-after', value: '60' },
                   { name: 'ratelimit-policy', value: `"edge";q=${rateLimit};w=60` },
+                  { name: 'link', value: EDGE_RESPONSE_HEADERS.link ?? '' },
+                  { name: 'access-control-allow-origin', value: '*' },
                 ],
               },
             },
@@ -336,15 +384,19 @@ export class EdgeDistribution extends Section {
   }
 }
 
-/** Maps the manifest's header list onto CloudFront's CORS, security and custom header sections. */
-export function edgeHeadersPolicy(headers: Readonly<Record<string, string>>): ResponseHeadersPolicyProps {
+/**
+ * Maps a header list onto CloudFront's CORS, security and custom header sections (security headers
+ * override the origin's).
+ */
+export function edgeHeadersPolicy(
+  headers: Readonly<Record<string, string>>,
+  comment = '',
+): ResponseHeadersPolicyProps {
   const custom: { header: string; value: string; override: boolean }[] = [];
   let cors: ResponseHeadersPolicyProps['corsBehavior'];
   const security: {
     -readonly [K in keyof ResponseSecurityHeadersBehavior]: ResponseSecurityHeadersBehavior[K];
-  } = {
-    frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
-  };
+  } = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
     if (lower === 'access-control-allow-origin') {
@@ -373,12 +425,20 @@ export function edgeHeadersPolicy(headers: Readonly<Record<string, string>>): Re
       security.contentTypeOptions = { override: true };
     } else if (lower === 'referrer-policy') {
       security.referrerPolicy = { referrerPolicy: value as HeadersReferrerPolicy, override: true };
+    } else if (lower === 'x-frame-options') {
+      security.frameOptions = {
+        frameOption:
+          value.toUpperCase() === 'SAMEORIGIN' ? HeadersFrameOption.SAMEORIGIN : HeadersFrameOption.DENY,
+        override: true,
+      };
+    } else if (lower === 'content-security-policy') {
+      security.contentSecurityPolicy = { contentSecurityPolicy: value, override: true };
     } else {
       custom.push({ header: name, value, override: false });
     }
   }
   return {
-    comment: 'EDGE_RESPONSE_HEADERS from infra/manifest.ts plus security headers',
+    comment: `${comment}headers from infra/manifest.ts and infra/security-headers.ts`.slice(0, 128),
     ...(cors ? { corsBehavior: cors } : {}),
     securityHeadersBehavior: security,
     ...(custom.length > 0 ? { customHeadersBehavior: { customHeaders: custom } } : {}),

@@ -20,7 +20,7 @@ import type { Construct } from 'constructs';
 import { PROBLEM_CONTENT_TYPE, PROBLEMS } from '../../functions/core/problems.ts';
 import {
   AUTHORIZER_RETRY_AFTER_SECONDS,
-  GATEWAY_RATELIMIT_POLICY,
+  GATEWAY_RESPONSE_HEADERS,
   GATEWAY_RESPONSES,
   type GatewayResponseName,
   gatewayProblemBody,
@@ -167,10 +167,12 @@ export class PublicApi extends Section {
         ...(spec.fixedStatus ? { statusCode: String(status) } : {}),
         responseHeaders: {
           'Content-Type': `'${PROBLEM_CONTENT_TYPE}'`,
-          'Access-Control-Allow-Origin': "'*'",
           ...(spec.fixedStatus && retryAfter ? { 'Retry-After': `'${retryAfter}'` } : {}),
-          // Every response carries the policy (DESIGN.md section 5), API Gateway's own ones too.
-          'RateLimit-Policy': `'${GATEWAY_RATELIMIT_POLICY}'`,
+          // Every response carries CORS, the limit policy (DESIGN.md section 5) and the attribution
+          // link, API Gateway's own ones too.
+          ...Object.fromEntries(
+            Object.entries(GATEWAY_RESPONSE_HEADERS).map(([name, value]) => [name, `'${value}'`]),
+          ),
         },
         templates: {
           'application/json': gatewayProblemBody(name, '$context.error.messageString', '"$context.path"'),

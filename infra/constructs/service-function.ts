@@ -153,6 +153,46 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
+  /**
+   * Grants reading and writing the table's items whose partition key starts with one of `prefixes`
+   * only (IAM condition `dynamodb:LeadingKeys`), and hands its physical name to the function.
+   */
+  useTableItems(envVar: string, table: ITableV2, prefixes: readonly string[]): this {
+    this.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) },
+        },
+      }),
+    );
+    this.fn.addEnvironment(envVar, table.tableName);
+    return this;
+  }
+
+  /**
+   * Grants reading objects under `prefixes` of the bucket only (GetObject; no listing, so S3 answers
+   * 403 for a missing key), and hands its physical name to the function.
+   */
+  readObjectsUnder(envVar: string, bucket: IBucket, prefixes: readonly string[]): this {
+    this.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`)),
+      }),
+    );
+    this.fn.addEnvironment(envVar, bucket.bucketName);
+    const logicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnElement);
+    for (const prefix of prefixes) {
+      Validations.of(this).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/${prefix}*]`,
+        reason: `Reads limited to the ${prefix} prefix of this one bucket (manifest bucketReadsUnder).`,
+      });
+    }
+    return this;
+  }
+
   /** Grants writing objects under `prefix` of the bucket only (PutObject and its variants). */
   putObjectsUnder(bucket: IBucket, prefix: string): this {
     bucket.grantPut(this.fn, `${prefix}*`);

@@ -42,6 +42,10 @@ export class ServiceFunctions extends Section {
         fn.putItemsUnder(storage.tables[table], prefix);
       for (const [bucket, prefix] of entries<BucketName, string>(spec.bucketWritesUnder ?? {}))
         fn.putObjectsUnder(storage.buckets[bucket], prefix);
+      for (const [table, prefixes] of entries<TableName, readonly string[]>(spec.tableItemsUnder ?? {}))
+        fn.useTableItems(TABLES[table].envVar, storage.tables[table], prefixes);
+      for (const [bucket, prefixes] of entries<BucketName, readonly string[]>(spec.bucketReadsUnder ?? {}))
+        fn.readObjectsUnder(BUCKETS[bucket].envVar, storage.buckets[bucket], prefixes);
       functions[key] = fn;
     }
     this.functions = functions;

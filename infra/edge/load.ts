@@ -5,8 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
+import { CORS_ROUTES } from '../manifest.ts';
 
 export const VIEWER_REQUEST_FILE = new URL('./viewer-request.js', import.meta.url).pathname;
+
+/** The manifest's CORS rows as the function holds them: `[path, "GET, HEAD", "x-api-key, ..."]`. */
+export function corsRows(): [string, string, string][] {
+  return CORS_ROUTES.map((route) => [route.path, route.methods.join(', '), route.requestHeaders.join(', ')]);
+}
 
 export interface CfValue {
   value: string;

@@ -13,9 +13,12 @@ import {
 } from '../../functions/core/access/limits.ts';
 import { PROBLEM_CONTENT_TYPE, problem } from '../../functions/core/problems.ts';
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
+import { isNotModified } from '../../functions/http/conditional.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
 import { loadViewerRequest, toCfRequest } from '../edge/load.ts';
 import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, isHttpRoutePath, LIMITS } from '../manifest.ts';
+import { behaviourKindOf, securityHeadersOf, siteContentSecurityPolicy } from '../security-headers.ts';
+import { send } from './send.ts';
 
 /**
  * In-memory fixed-window counters for the local edge's per-IP limit on what it serves itself
@@ -65,17 +68,14 @@ async function readFromS3(url: string, init: RequestInit): Promise<{ upstream: R
 
 /** RFC 9110 section 13.1: If-None-Match (weak comparison) decides, else If-Modified-Since. */
 export function notModified(request: IncomingMessage['headers'], response: Headers): boolean {
-  const etag = response.get('etag');
   const ifNoneMatch = request['if-none-match'];
-  if (typeof ifNoneMatch === 'string') {
-    const weakless = (tag: string) => tag.trim().replace(/^W\//, '');
-    return ifNoneMatch
-      .split(',')
-      .some((tag) => tag.trim() === '*' || (etag !== null && weakless(tag) === weakless(etag)));
-  }
-  const since = Date.parse(request['if-modified-since'] ?? '');
-  const modified = Date.parse(response.get('last-modified') ?? '');
-  return Number.isFinite(since) && Number.isFinite(modified) && modified <= since;
+  return isNotModified(
+    {
+      ifNoneMatch: typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined,
+      ifModifiedSince: request['if-modified-since'],
+    },
+    { etag: response.get('etag'), lastModified: response.get('last-modified') },
+  );
 }
 const KEPT_RESPONSE_HEADERS = [
   'content-type',
@@ -105,12 +105,15 @@ export interface EdgeDeps {
   /** Requests per client IP per minute the edge serves itself (the WAF rule's limit in AWS). */
   edgePerMinute?: number;
   clock?: Clock;
+  /** The site's Content-Security-Policy (`siteContentSecurityPolicy` of the uploaded build). */
+  siteContentSecurityPolicy?: string;
 }
 
 export function createEdge(deps: EdgeDeps) {
   const viewerRequest = loadViewerRequest();
 
   const clock = deps.clock ?? systemClock;
+  const sitePolicy = deps.siteContentSecurityPolicy ?? siteContentSecurityPolicy(undefined);
   const limits = createMemoryLimitStore();
   const policy: LimitPolicy = {
     name: 'edge',
@@ -122,14 +125,16 @@ export function createEdge(deps: EdgeDeps) {
     req: IncomingMessage,
     res: ServerResponse,
     uri: string,
-    limit: Record<string, string> = {},
+    limit: Record<string, string>,
+    forwarded: Record<string, { value: string }>,
   ): Promise<void> {
     const data = DATA_PATH_PREFIXES.some((prefix) => uri.startsWith(prefix));
     const bucket = data ? BUCKETS.data.name : BUCKETS.site.name;
     const key = uri;
     const headers: Record<string, string> = {};
+    // As the function left them: it drops a Range header that is not one satisfiable-looking range.
     for (const name of FORWARDED_REQUEST_HEADERS) {
-      const value = req.headers[name];
+      const value = forwarded[name]?.value;
       if (typeof value === 'string') headers[name] = value;
     }
     const { upstream, content } = await readFromS3(`${deps.s3Endpoint}/${bucket}${encodeURI(key)}`, {
@@ -145,12 +150,27 @@ export function createEdge(deps: EdgeDeps) {
           uri,
         ),
       );
-      res.writeHead(404, {
-        ...out,
-        'content-type': PROBLEM_CONTENT_TYPE,
-        'cache-control': 'public, max-age=60',
-      });
-      res.end(req.method === 'HEAD' ? undefined : body);
+      send(
+        res,
+        req.method,
+        404,
+        { ...out, 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'public, max-age=60' },
+        body,
+      );
+      return;
+    }
+    if (upstream.status === 416) {
+      // S3's InvalidRange is XML; the distribution's custom error response makes it problem+json.
+      const body = JSON.stringify(
+        problem('range-not-satisfiable', `The range ${headers.range ?? ''} is outside the document`, uri),
+      );
+      send(
+        res,
+        req.method,
+        416,
+        { ...out, 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'public, max-age=60' },
+        body,
+      );
       return;
     }
     for (const name of KEPT_RESPONSE_HEADERS) {
@@ -167,8 +187,7 @@ export function createEdge(deps: EdgeDeps) {
       res.end();
       return;
     }
-    res.writeHead(upstream.status, out);
-    res.end(req.method === 'HEAD' ? undefined : content);
+    send(res, req.method, upstream.status, out, content);
   }
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -180,14 +199,20 @@ export function createEdge(deps: EdgeDeps) {
     req.headers['cloudfront-viewer-address'] = `${ip}:${req.socket.remotePort ?? 0}`;
     delete req.headers[ORIGIN_VERIFY_HEADER];
     if (deps.originSecret) req.headers[ORIGIN_VERIFY_HEADER] = await deps.originSecret();
-    if (deps.http && isHttpRoutePath(url.pathname)) {
-      await deps.http(req, res, url);
-      return;
-    }
+    // Every behaviour's response headers policy: the security headers on every answer, errors and
+    // the APIs' included (the origin's own values of these names give way, as with `override`).
+    for (const [name, value] of Object.entries(securityHeadersOf(behaviourKindOf(url.pathname), sitePolicy)))
+      res.setHeader(name, value);
     const outcome = viewerRequest(
       toCfRequest(req.method ?? 'GET', url, req.headers),
       req.socket.remoteAddress,
     );
+    // The HTTP API's behaviours run the function too (it answers their preflights), and it hands
+    // every other request there on unchanged.
+    if (deps.http && outcome.kind === 'request' && isHttpRoutePath(url.pathname)) {
+      await deps.http(req, res, url);
+      return;
+    }
     const servedHere =
       outcome.kind === 'response' ||
       (outcome.originId !== 'api' &&
@@ -197,23 +222,24 @@ export function createEdge(deps: EdgeDeps) {
       const decision = await consume(limits, policy, `IP#${ip}`, clock.now());
       limit = limitHeaders(decision);
       if (!decision.admitted) {
-        res.writeHead(429, {
-          ...EDGE_RESPONSE_HEADERS,
-          ...limit,
-          'content-type': PROBLEM_CONTENT_TYPE,
-          'cache-control': 'no-store',
-        });
-        res.end(
-          req.method === 'HEAD'
-            ? undefined
-            : JSON.stringify(
-                problem(
-                  'rate-limited',
-                  `More than ${policy.quota} requests in 60 seconds from this address; retry after ${decision.resetSeconds} s.`,
-                  url.pathname,
-                  { 'violated-policies': [policy.name] },
-                ),
-              ),
+        send(
+          res,
+          req.method,
+          429,
+          {
+            ...EDGE_RESPONSE_HEADERS,
+            ...limit,
+            'content-type': PROBLEM_CONTENT_TYPE,
+            'cache-control': 'no-store',
+          },
+          JSON.stringify(
+            problem(
+              'rate-limited',
+              `More than ${policy.quota} requests in 60 seconds from this address; retry after ${decision.resetSeconds} s.`,
+              url.pathname,
+              { 'violated-policies': [policy.name] },
+            ),
+          ),
         );
         return;
       }
@@ -221,23 +247,13 @@ export function createEdge(deps: EdgeDeps) {
     if (outcome.kind === 'response') {
       const headers: Record<string, string> = { ...EDGE_RESPONSE_HEADERS, ...limit };
       for (const [name, value] of Object.entries(outcome.response.headers ?? {})) headers[name] = value.value;
-      res.writeHead(outcome.response.statusCode, headers);
-      res.end(req.method === 'HEAD' ? undefined : (outcome.response.body ?? ''));
+      send(res, req.method, outcome.response.statusCode, headers, outcome.response.body ?? '');
       return;
     }
     if (outcome.originId === 'api') {
       await deps.api(req, res, url);
       return;
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, {
-        ...EDGE_RESPONSE_HEADERS,
-        allow: 'GET, HEAD',
-        'content-type': PROBLEM_CONTENT_TYPE,
-      });
-      res.end(JSON.stringify(problem('method-not-allowed', 'GET and HEAD only', url.pathname)));
-      return;
-    }
-    await fromS3(req, res, outcome.request.uri, limit);
+    await fromS3(req, res, outcome.request.uri, limit, outcome.request.headers);
   };
 }

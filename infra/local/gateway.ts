@@ -16,12 +16,13 @@ import type {
 import { PROBLEM_CONTENT_TYPE, PROBLEMS } from '../../functions/core/problems.ts';
 import {
   AUTHORIZER_RETRY_AFTER_SECONDS,
-  GATEWAY_RATELIMIT_POLICY,
+  GATEWAY_RESPONSE_HEADERS,
   GATEWAY_RESPONSES,
   type GatewayResponseName,
   gatewayProblemBody,
 } from '../manifest.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { send } from './send.ts';
 
 /** What a REQUEST authorizer returns (the parts the gateway uses). */
 export interface AuthorizerVerdict {
@@ -49,8 +50,7 @@ export function gatewayResponse(
     statusCode: spec.fixedStatus ? PROBLEMS[spec.kind].status : (status ?? PROBLEMS[spec.kind].status),
     headers: {
       'content-type': PROBLEM_CONTENT_TYPE,
-      'access-control-allow-origin': '*',
-      'ratelimit-policy': GATEWAY_RATELIMIT_POLICY,
+      ...GATEWAY_RESPONSE_HEADERS,
       // The authorizer could not decide: try again shortly (as the stack's AUTHORIZER_FAILURE).
       ...(spec.kind === 'unavailable' ? { 'retry-after': String(AUTHORIZER_RETRY_AFTER_SECONDS) } : {}),
     },
@@ -78,15 +78,38 @@ export interface GatewayRequest {
   sourceIp: string;
 }
 
-export async function readBody(req: IncomingMessage, limit = 6 * 1024 * 1024): Promise<Buffer> {
+/** The most a request body may hold: a synchronous Lambda invocation's payload limit (6 MB). */
+export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
+
+/** A request body over the limit: API Gateway answers 413 (REQUEST_TOO_LARGE) and calls no function. */
+export class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+}
+
+export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES): Promise<Buffer> {
   const parts: Buffer[] = [];
   let total = 0;
   for await (const chunk of req) {
     total += (chunk as Buffer).length;
-    if (total > limit) throw new Error('request body too large');
+    if (total > limit) throw new BodyTooLargeError(`request body over ${limit} bytes`);
     parts.push(chunk as Buffer);
   }
   return Buffer.concat(parts);
+}
+
+/**
+ * Answers a body over the limit with the gateway's 413 problem+json, and discards the rest of the
+ * upload (the connection closes after the answer, so a client still sending is not left waiting).
+ */
+export function refuseTooLarge(req: IncomingMessage, res: ServerResponse, path: string): void {
+  const result = gatewayResponse(
+    'RequestTooLarge',
+    `The request body is larger than ${MAX_REQUEST_BYTES} bytes`,
+    path,
+  );
+  res.shouldKeepAlive = false;
+  writeResult(res, result, req.method ?? 'POST');
+  req.resume();
 }
 
 /**
@@ -275,8 +298,7 @@ export function writeResult(res: ServerResponse, result: APIGatewayProxyResult, 
     ? Buffer.from(result.body ?? '', 'base64')
     : Buffer.from(result.body ?? '', 'utf8');
   headers['x-amzn-requestid'] = randomUUID();
-  res.writeHead(result.statusCode, headers);
-  res.end(method === 'HEAD' || result.statusCode === 304 ? undefined : body);
+  send(res, method, result.statusCode, headers, body);
 }
 
 /** Invokes `handler` with a REST v1 event and a real-shaped context; a bad result is a 502. */

@@ -6,8 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { readBody } from './gateway.ts';
+import { BodyTooLargeError, readBody, refuseTooLarge } from './gateway.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { send } from './send.ts';
 
 export type HttpApiHandler = (
   event: APIGatewayProxyEventV2,
@@ -67,8 +68,15 @@ export async function invokeHttpApi(
   options: { functionName: string; timeoutSeconds: number; routeKey: string; log: (line: string) => void },
 ): Promise<void> {
   let result: APIGatewayProxyStructuredResultV2;
+  let event: APIGatewayProxyEventV2;
   try {
-    const event = await toHttpApiEvent(req, url, options.routeKey);
+    event = await toHttpApiEvent(req, url, options.routeKey);
+  } catch (error: unknown) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    refuseTooLarge(req, res, url.pathname);
+    return;
+  }
+  try {
     result = await handler(event, lambdaContext(options.functionName, options.timeoutSeconds));
     if (typeof result.statusCode !== 'number') throw new Error('result without statusCode');
   } catch (error: unknown) {
@@ -85,9 +93,8 @@ export async function invokeHttpApi(
   for (const [name, value] of Object.entries(result.headers ?? {}))
     headers[name.toLowerCase()] = String(value);
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
-  res.writeHead(result.statusCode ?? 200, headers);
   const body = result.isBase64Encoded
     ? Buffer.from(result.body ?? '', 'base64')
     : Buffer.from(result.body ?? '', 'utf8');
-  res.end(req.method === 'HEAD' ? undefined : body);
+  send(res, req.method, result.statusCode ?? 200, headers, body);
 }

@@ -1,25 +1,14 @@
 /**
- * Copies the built status site (site/dist) into the site bucket of the S3 stand-in, as a deploy
- * would (CDK's BucketDeployment in AWS). Without a build the edge answers site paths with 404.
+ * Copies the built status site (site/dist) into the site bucket of the S3 stand-in, as the stack's
+ * BucketDeployments do in AWS, with the same headers (infra/site-files.ts). Without a build the edge
+ * answers site paths with 404.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { s3ClientConfig } from '../../functions/adapters/s3/sdk.ts';
 import { BUCKETS } from '../manifest.ts';
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.xml': 'application/xml',
-  '.txt': 'text/plain; charset=utf-8',
-  '.webmanifest': 'application/manifest+json',
-};
+import { siteObjectHeaders } from '../site-files.ts';
 
 const missing = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -50,15 +39,14 @@ export async function uploadSite(s3Endpoint: string, dist = SITE_DIST): Promise<
         throw error;
       });
       if (body === null) continue;
+      const { contentType, cacheControl } = siteObjectHeaders(key);
       await s3.send(
         new PutObjectCommand({
           Bucket: BUCKETS.site.name,
           Key: key,
           Body: body,
-          ContentType: TYPES[extname(path)] ?? 'application/octet-stream',
-          CacheControl: key.startsWith('_astro/')
-            ? 'public, max-age=31536000, immutable'
-            : 'public, max-age=300',
+          ContentType: contentType,
+          CacheControl: cacheControl,
         }),
       );
       count += 1;

@@ -3,6 +3,7 @@
  * (the CloudFront function) and the gateway (REST v1 events), calling the same handler factories
  * that the Lambda entry points use. `startLocal({ port: 0 })` serves `npm start` and the tests.
  */
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -26,16 +27,19 @@ import {
   originHeaderOf,
 } from '../../functions/http/origin-verify.ts';
 import { FUNCTIONS, HTTP_ROUTES, isHttpRoutePath, ROUTES, SCHEDULES, SECRETS } from '../manifest.ts';
+import { siteContentSecurityPolicy } from '../security-headers.ts';
 import { type DevIdp, startDevIdp } from './dev-idp.ts';
 import { createTables, publishEndpoints, startDynamoOwner, unpublishEndpoints } from './dynamo.ts';
 import { createEdge } from './edge.ts';
 import {
+  BodyTooLargeError,
   type GatewayRequest,
   gatewayResponse,
   invokeProxy,
   matchResource,
   type ProxyHandler,
   readBody,
+  refuseTooLarge,
   runAuthorizer,
   toRestEvent,
   writeResult,
@@ -43,7 +47,7 @@ import {
 import { type HttpApiHandler, invokeHttpApi } from './http-api.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { startS3 } from './s3.ts';
-import { uploadSite } from './site-upload.ts';
+import { SITE_DIST, uploadSite } from './site-upload.ts';
 import { sweepExpired } from './sweeper.ts';
 
 export interface LocalOptions {
@@ -108,6 +112,15 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
   });
   await createTables(dynamo.endpoint);
   await uploadSite(s3.endpoint);
+  // The site's Content-Security-Policy, from the build just uploaded (as the stack derives it). A
+  // build the policy cannot allow is reported and served under the policy without inline scripts,
+  // as a browser would show it; `npm run synth` refuses it.
+  let sitePolicy = siteContentSecurityPolicy(undefined);
+  try {
+    if (existsSync(join(SITE_DIST, 'index.html'))) sitePolicy = siteContentSecurityPolicy(SITE_DIST);
+  } catch (error: unknown) {
+    log(`site: ${error instanceof Error ? error.message : String(error)}`);
+  }
   // Secrets Manager's part: one file per secret in DATA_DIR, created once, so the webhook secrets
   // shown when alerts were created stay valid across restarts.
   const secrets = createFileSecretSource(dataDir);
@@ -188,7 +201,14 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     const route =
       ROUTES.find((r) => r.path === url.pathname) ??
       ROUTES.find((r) => r.path.includes('{') && matchResource(r.path, url.pathname) !== null);
-    const body = await readBody(req);
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch (error: unknown) {
+      if (!(error instanceof BodyTooLargeError)) throw error;
+      refuseTooLarge(req, res, url.pathname);
+      return;
+    }
     const request: GatewayRequest = {
       method: req.method ?? 'GET',
       url,
@@ -230,7 +250,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     const route = HTTP_ROUTES.find((r) =>
       r.path.endsWith('*') ? url.pathname.startsWith(r.path.slice(0, -1)) : r.path === url.pathname,
     );
-    if (!route?.methods.includes(req.method ?? 'GET')) {
+    if (!route || !(route.methods.includes('ANY') || route.methods.includes(req.method ?? 'GET'))) {
       // An HTTP API answers a path or method without a route with this 404.
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"message":"Not Found"}');
@@ -276,6 +296,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     log,
     clock,
     edgePerMinute: parseConfig(EdgeConfigSchema, env).EDGE_RATE_LIMIT_PER_MINUTE,
+    siteContentSecurityPolicy: sitePolicy,
   });
   const server = createServer((req, res) => {
     edge(req, res).catch((error: unknown) => {

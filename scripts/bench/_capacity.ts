@@ -3,6 +3,7 @@
  * `ReturnConsumedCapacity: TOTAL` and the units come back per command (dynalite computes them as
  * DynamoDB does: reads per 4 KB, halved when eventually consistent; writes per 1 KB).
  */
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand']);
@@ -49,4 +50,55 @@ export function meterCapacity(doc: DynamoDBDocumentClient): CapacityMeter {
     { step: 'initialize', name: 'benchConsumedCapacity' },
   );
   return meter;
+}
+
+/** Write requests a cycle makes: DynamoDB write calls (a batch of 25 puts is one) and S3 PUTs. */
+export interface WriteCounter {
+  dynamoRequests: number;
+  /** Items DynamoDB writes (each put, update or delete of a batch counts). */
+  dynamoItems: number;
+  s3Puts: number;
+  reset(): void;
+}
+
+const batchItems = (input: Record<string, unknown>) =>
+  Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>).reduce(
+    (sum, requests) => sum + requests.length,
+    0,
+  );
+const ITEM_COUNTS: Record<string, (input: Record<string, unknown>) => number> = {
+  BatchWriteItemCommand: batchItems,
+  BatchWriteCommand: batchItems,
+};
+
+export function countWrites(doc: DynamoDBDocumentClient, s3: S3Client): WriteCounter {
+  const counter: WriteCounter = {
+    dynamoRequests: 0,
+    dynamoItems: 0,
+    s3Puts: 0,
+    reset() {
+      counter.dynamoRequests = 0;
+      counter.dynamoItems = 0;
+      counter.s3Puts = 0;
+    },
+  };
+  doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = String(context.commandName);
+      if (!READS.has(name)) {
+        counter.dynamoRequests += 1;
+        counter.dynamoItems += ITEM_COUNTS[name]?.(args.input as Record<string, unknown>) ?? 1;
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchWriteCount' },
+  );
+  s3.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'PutObjectCommand') counter.s3Puts += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchPutCount' },
+  );
+  return counter;
 }

@@ -1,4 +1,5 @@
 /** Every text of the site, in English, Spanish and French. */
+import type { Region } from '../../functions/core/catalogue/regions.ts';
 export type Lang = 'en' | 'es' | 'fr';
 export const LANGS: readonly Lang[] = ['en', 'es', 'fr'];
 /** Each language's name in itself, for the language switcher. */
@@ -17,7 +18,7 @@ const en = {
   },
   languages: 'Languages',
   footer:
-    'Data from US CBP (into the US) and CBSA / ASFC (into Canada / vers le Canada). Mexico-bound waits have no official feed and are not shown.',
+    'Data from US CBP (into the US) and CBSA (into Canada). Mexico-bound waits have no official feed and are not shown.',
   attribution: 'If you publish these numbers, please link back to this site.',
   home: {
     title: 'Every crossing now',
@@ -57,7 +58,7 @@ const en = {
     mx: 'Mexico',
     ca: 'Canada',
     'into-us': 'Into the US',
-    'into-canada': 'Into Canada / Vers le Canada',
+    'into-canada': 'Into Canada',
     passenger: 'Passenger',
     pedestrian: 'Pedestrian',
     commercial: 'Commercial',
@@ -184,8 +185,109 @@ const en = {
     serverError: 'The server could not accept the request ({status}).',
     network: 'The request could not be sent. Check your connection and try again.',
   },
+  travel: {
+    colon: ': ',
+    search: 'Find a crossing',
+    searchHint: 'Laredo, Tijuana, Windsor…',
+    showing: 'Showing',
+    change: 'change',
+    bothDirections: 'both directions',
+    bothBorders: 'both borders',
+    byRegion: 'Crossings by region',
+    fastest: 'fastest {wait}',
+    noMatch: 'No crossing matches “{q}”. Try a city or a state.',
+    plan: 'Plan a trip',
+    lanes: { one: '{n} lane', other: '{n} lanes' },
+    crossings: { one: '{n} crossing', other: '{n} crossings' },
+    samples: { one: '{n} sample', other: '{n} samples' },
+    shown: '{lanes} at {crossings}',
+    zone: 'Times are {zone}.',
+    today: 'Today',
+    tomorrow: 'Tomorrow',
+    day: 'Day',
+    from: 'From',
+    to: 'To',
+    forecast: 'Forecast (next 24 hours)',
+    bestLeaveDay:
+      'Best time to leave {day}: {time} (about {min} min; 8 times in 10 between {low} and {high} min).',
+    bestLeaveNoneDay: 'No forecast point left {day}.',
+    dayToday: 'today',
+    dayTomorrow: 'tomorrow',
+    band: 'The shaded band is the 80% range: the wait should fall inside it 8 times in 10.',
+    held: 'Over the last 28 days it held {pct}% of the time.',
+    issued: 'Issued {age}. How: {method}.',
+    methods: {
+      model: 'our forecast from this lane’s record',
+      persistence: 'the current wait carried forward',
+      profile: 'the usual wait at that hour',
+      mixed: 'the method with the best record at each horizon',
+      typical: 'CBP’s typical wait',
+    },
+    reasons: {
+      'no-recent-reading': 'no reading with a wait in the last 3 hours',
+      'no-wait-now': 'the lane reports no wait now (closed or not reported)',
+      'not-enough-history': 'not enough history yet (about two weeks of readings are needed)',
+      'partial-history': 'some hours do not have enough history yet',
+      'no-champion-yet': 'too few checked forecasts to pick the best method yet',
+      'champion-lowest-error': 'the method with the smallest error over the last 28 days',
+      'champion-differs': 'the best method differs by horizon',
+      'cbp-typical': 'starts from CBP’s typical wait while our own history is short',
+      other: 'see the API for details',
+    },
+    typicalCbp: 'CBP’s typical wait (published by CBP), until our own averages exist.',
+    typicalOurs: 'Our averages from the readings we stored.',
+    heatmapHours: 'Hour',
+    openHours: 'Hours the port is open.',
+    planTitle: 'Plan a trip: {region}',
+    planIntro:
+      'Pick a day and a time window: the expected wait at each crossing of the region, from the forecast up to 24 hours ahead, else from the typical week.',
+    planCrossing: 'Crossing',
+    planExpected: 'Expected wait',
+    planFrom: 'from {source}',
+    planSourceForecast: 'forecast',
+    planSourceCbp: 'CBP’s typical wait',
+    planSourceOurs: 'our averages',
+    planNone: 'no forecast or typical wait for this window',
+    planRegions: 'Regions',
+    planBest: 'Shortest in this window: {name}, {time}, about {min} min.',
+    offlineTitle: 'You are offline',
+    offlineIntro: 'This page was not kept in this browser. These pages are kept and work without a network:',
+    offlineNone: 'No page is kept yet.',
+    mapTap: 'Open {name}',
+    mapDirections:
+      'Colours: the passenger standard wait into the US (left half) and into Canada (right half).',
+    lastKnown: 'last known',
+  },
   docs: {
     title: 'API and MCP documentation',
+  },
+  push: {
+    title: 'Wait alerts on this device',
+    intro:
+      'Get a notification when the wait drops below your threshold: once per dip, only for a fresh reading. No account: the alert belongs to this browser.',
+    mineIntro: 'Set an alert for one of My crossings.',
+    mineNone: 'Star a crossing (☆) to set an alert for it here.',
+    port: 'Crossing',
+    lane: 'Lane',
+    below: 'Notify me when the wait is below (minutes)',
+    quiet: 'Quiet hours (no notification)',
+    quietFrom: 'From',
+    quietTo: 'To',
+    submit: 'Notify me',
+    held: 'Alerts on this device',
+    none: 'No alert on this device yet.',
+    delete: 'Delete',
+    belowShort: 'below {n} min',
+    quietShort: 'quiet {from}–{to}',
+    working: 'Setting the alert…',
+    done: 'Alert set: {alert}.',
+    deleted: 'Alert deleted.',
+    denied: 'Notifications are blocked for this site: allow them in the browser settings, then try again.',
+    unsupported:
+      'This browser cannot receive push notifications. On an iPhone or iPad, add this site to the Home Screen first.',
+    pickLane: 'Choose a crossing and a lane.',
+    badBelow: 'Enter a whole number of minutes from 1 to 240.',
+    failed: 'The alert could not be set: {detail}',
   },
 };
 
@@ -204,7 +306,7 @@ const es: Strings = {
   },
   languages: 'Idiomas',
   footer:
-    'Datos de CBP de EE. UU. (hacia EE. UU.) y de CBSA / ASFC (hacia Canadá / vers le Canada). Las esperas hacia México no tienen fuente oficial y no se muestran.',
+    'Datos de CBP de EE. UU. (hacia EE. UU.) y de la CBSA (hacia Canadá). Las esperas hacia México no tienen fuente oficial y no se muestran.',
   attribution: 'Si publica estas cifras, por favor incluya un enlace a este sitio.',
   home: {
     title: 'Todos los cruces ahora',
@@ -246,7 +348,7 @@ const es: Strings = {
     mx: 'México',
     ca: 'Canadá',
     'into-us': 'Hacia EE. UU.',
-    'into-canada': 'Hacia Canadá / Vers le Canada',
+    'into-canada': 'Hacia Canadá',
     passenger: 'Pasajeros',
     pedestrian: 'Peatones',
     commercial: 'Comercial',
@@ -374,12 +476,115 @@ const es: Strings = {
     serverError: 'El servidor no pudo aceptar la solicitud ({status}).',
     network: 'No se pudo enviar la solicitud. Revise su conexión e inténtelo de nuevo.',
   },
+  travel: {
+    colon: ': ',
+    search: 'Buscar un cruce',
+    searchHint: 'Laredo, Tijuana, Windsor…',
+    showing: 'Se muestra',
+    change: 'cambiar',
+    bothDirections: 'ambos sentidos',
+    bothBorders: 'ambas fronteras',
+    byRegion: 'Cruces por región',
+    fastest: 'el más rápido: {wait}',
+    noMatch: 'Ningún cruce coincide con «{q}». Pruebe una ciudad o un estado.',
+    plan: 'Planear un viaje',
+    lanes: { one: '{n} carril', other: '{n} carriles' },
+    crossings: { one: '{n} cruce', other: '{n} cruces' },
+    samples: { one: '{n} muestra', other: '{n} muestras' },
+    shown: '{lanes} en {crossings}',
+    zone: 'Horas en {zone}.',
+    today: 'Hoy',
+    tomorrow: 'Mañana',
+    day: 'Día',
+    from: 'Desde',
+    to: 'Hasta',
+    forecast: 'Pronóstico (próximas 24 horas)',
+    bestLeaveDay:
+      'Mejor hora para salir {day}: {time} (unos {min} min; 8 de cada 10 veces entre {low} y {high} min).',
+    bestLeaveNoneDay: 'No quedan puntos de pronóstico {day}.',
+    dayToday: 'hoy',
+    dayTomorrow: 'mañana',
+    band: 'La franja sombreada es el intervalo del 80%: la espera debería quedar dentro 8 de cada 10 veces.',
+    held: 'En los últimos 28 días se cumplió el {pct}% de las veces.',
+    issued: 'Emitido {age}. Cómo: {method}.',
+    methods: {
+      model: 'nuestro pronóstico a partir del historial de este carril',
+      persistence: 'la espera actual mantenida',
+      profile: 'la espera habitual a esa hora',
+      mixed: 'el método con mejor historial en cada horizonte',
+      typical: 'la espera típica de CBP',
+    },
+    reasons: {
+      'no-recent-reading': 'ninguna lectura con espera en las últimas 3 horas',
+      'no-wait-now': 'el carril no reporta espera ahora (cerrado o sin reporte)',
+      'not-enough-history': 'aún no hay suficiente historial (se necesitan unas dos semanas de lecturas)',
+      'partial-history': 'algunas horas aún no tienen suficiente historial',
+      'no-champion-yet': 'aún hay muy pocos pronósticos verificados para elegir el mejor método',
+      'champion-lowest-error': 'el método con el menor error en los últimos 28 días',
+      'champion-differs': 'el mejor método cambia según el horizonte',
+      'cbp-typical': 'parte de la espera típica de CBP mientras nuestro historial es corto',
+      other: 'vea la API para más detalles',
+    },
+    typicalCbp: 'Espera típica de CBP (publicada por CBP), hasta que existan nuestros propios promedios.',
+    typicalOurs: 'Nuestros promedios, a partir de las lecturas guardadas.',
+    heatmapHours: 'Hora',
+    openHours: 'Horas en que el puerto está abierto.',
+    planTitle: 'Planear un viaje: {region}',
+    planIntro:
+      'Elija un día y un intervalo de horas: la espera esperada en cada cruce de la región, según el pronóstico hasta 24 horas, o si no según la semana típica.',
+    planCrossing: 'Cruce',
+    planExpected: 'Espera esperada',
+    planFrom: 'según {source}',
+    planSourceForecast: 'el pronóstico',
+    planSourceCbp: 'la espera típica de CBP',
+    planSourceOurs: 'nuestros promedios',
+    planNone: 'sin pronóstico ni espera típica para este intervalo',
+    planRegions: 'Regiones',
+    planBest: 'La menor en este intervalo: {name}, {time}, unos {min} min.',
+    offlineTitle: 'Sin conexión',
+    offlineIntro:
+      'Esta página no se guardó en este navegador. Estas páginas están guardadas y funcionan sin red:',
+    offlineNone: 'Aún no hay páginas guardadas.',
+    mapTap: 'Abrir {name}',
+    mapDirections:
+      'Colores: la espera de pasajeros estándar hacia EE. UU. (mitad izquierda) y hacia Canadá (mitad derecha).',
+    lastKnown: 'último dato',
+  },
   docs: {
     title: 'Documentación de la API y MCP',
   },
+  push: {
+    title: 'Alertas de espera en este dispositivo',
+    intro:
+      'Reciba una notificación cuando la espera baje de su umbral: una vez por bajada, solo con una lectura reciente. Sin cuenta: la alerta pertenece a este navegador.',
+    mineIntro: 'Cree una alerta para uno de Mis cruces.',
+    mineNone: 'Marque un cruce con la estrella (☆) para crear aquí una alerta.',
+    port: 'Cruce',
+    lane: 'Carril',
+    below: 'Avisarme cuando la espera baje de (minutos)',
+    quiet: 'Horas de silencio (sin notificación)',
+    quietFrom: 'Desde',
+    quietTo: 'Hasta',
+    submit: 'Avisarme',
+    held: 'Alertas en este dispositivo',
+    none: 'Todavía no hay alertas en este dispositivo.',
+    delete: 'Eliminar',
+    belowShort: 'menos de {n} min',
+    quietShort: 'silencio {from}–{to}',
+    working: 'Creando la alerta…',
+    done: 'Alerta creada: {alert}.',
+    deleted: 'Alerta eliminada.',
+    denied:
+      'Las notificaciones están bloqueadas para este sitio: permítalas en la configuración del navegador e inténtelo de nuevo.',
+    unsupported:
+      'Este navegador no puede recibir notificaciones push. En un iPhone o iPad, agregue primero este sitio a la pantalla de inicio.',
+    pickLane: 'Elija un cruce y un carril.',
+    badBelow: 'Escriba un número entero de minutos entre 1 y 240.',
+    failed: 'No se pudo crear la alerta: {detail}',
+  },
 };
 
-const fr: Strings = {
+const frenchText: Strings = {
   siteName: 'Temps d’attente à la frontière',
   skip: 'Passer au contenu',
   nav: {
@@ -563,8 +768,112 @@ const fr: Strings = {
     serverError: 'Le serveur n’a pas pu accepter la demande ({status}).',
     network: 'La demande n’a pas pu être envoyée. Vérifiez votre connexion et réessayez.',
   },
+  travel: {
+    colon: ' : ',
+    search: 'Trouver un passage',
+    searchHint: 'Laredo, Tijuana, Windsor…',
+    showing: 'Affichage',
+    change: 'modifier',
+    bothDirections: 'les deux sens',
+    bothBorders: 'les deux frontières',
+    byRegion: 'Passages par région',
+    fastest: 'le plus rapide : {wait}',
+    noMatch: 'Aucun passage ne correspond à « {q} ». Essayez une ville ou un État.',
+    plan: 'Préparer un trajet',
+    lanes: { one: '{n} voie', other: '{n} voies' },
+    crossings: { one: '{n} passage', other: '{n} passages' },
+    samples: { one: '{n} échantillon', other: '{n} échantillons' },
+    shown: '{lanes} à {crossings}',
+    zone: 'Heures en {zone}.',
+    today: 'Aujourd’hui',
+    tomorrow: 'Demain',
+    day: 'Jour',
+    from: 'De',
+    to: 'À',
+    forecast: 'Prévision (24 prochaines heures)',
+    bestLeaveDay:
+      'Meilleur moment pour partir {day} : {time} (environ {min} min ; 8 fois sur 10 entre {low} et {high} min).',
+    bestLeaveNoneDay: 'Plus aucun point de prévision {day}.',
+    dayToday: 'aujourd’hui',
+    dayTomorrow: 'demain',
+    band: 'La bande ombrée est l’intervalle à 80 % : l’attente devrait s’y trouver 8 fois sur 10.',
+    held: 'Sur les 28 derniers jours, elle a tenu {pct} % du temps.',
+    issued: 'Émise {age}. Méthode : {method}.',
+    methods: {
+      model: 'notre prévision tirée de l’historique de cette voie',
+      persistence: 'l’attente actuelle reconduite',
+      profile: 'l’attente habituelle à cette heure',
+      mixed: 'la méthode au meilleur bilan pour chaque horizon',
+      typical: 'l’attente type du CBP',
+    },
+    reasons: {
+      'no-recent-reading': 'aucun relevé avec une attente dans les 3 dernières heures',
+      'no-wait-now': 'la voie n’indique pas d’attente en ce moment (fermée ou non communiquée)',
+      'not-enough-history':
+        'pas encore assez d’historique (environ deux semaines de relevés sont nécessaires)',
+      'partial-history': 'certaines heures n’ont pas encore assez d’historique',
+      'no-champion-yet': 'trop peu de prévisions vérifiées pour choisir la meilleure méthode',
+      'champion-lowest-error': 'la méthode à l’erreur la plus faible sur les 28 derniers jours',
+      'champion-differs': 'la meilleure méthode change selon l’horizon',
+      'cbp-typical': 'part de l’attente type du CBP tant que notre historique est court',
+      other: 'voir l’API pour le détail',
+    },
+    typicalCbp: 'Attente type du CBP (publiée par le CBP), en attendant nos propres moyennes.',
+    typicalOurs: 'Nos moyennes, tirées des relevés enregistrés.',
+    heatmapHours: 'Heure',
+    openHours: 'Heures d’ouverture du passage.',
+    planTitle: 'Préparer un trajet : {region}',
+    planIntro:
+      'Choisissez un jour et une plage horaire : l’attente prévue à chaque passage de la région, d’après la prévision jusqu’à 24 heures, sinon d’après la semaine type.',
+    planCrossing: 'Passage',
+    planExpected: 'Attente prévue',
+    planFrom: 'd’après {source}',
+    planSourceForecast: 'la prévision',
+    planSourceCbp: 'l’attente type du CBP',
+    planSourceOurs: 'nos moyennes',
+    planNone: 'ni prévision ni attente type pour cette plage',
+    planRegions: 'Régions',
+    planBest: 'La plus courte sur cette plage : {name}, {time}, environ {min} min.',
+    offlineTitle: 'Vous êtes hors ligne',
+    offlineIntro:
+      'Cette page n’a pas été gardée dans ce navigateur. Ces pages sont gardées et fonctionnent sans réseau :',
+    offlineNone: 'Aucune page gardée pour l’instant.',
+    mapTap: 'Ouvrir {name}',
+    mapDirections:
+      'Couleurs : l’attente des voyageurs, voie standard, vers les États-Unis (moitié gauche) et vers le Canada (moitié droite).',
+    lastKnown: 'dernière valeur',
+  },
   docs: {
     title: 'Documentation de l’API et de MCP',
+  },
+  push: {
+    title: 'Alertes d’attente sur cet appareil',
+    intro:
+      'Recevez une notification quand l’attente passe sous votre seuil : une fois par baisse, seulement pour une lecture récente. Sans compte : l’alerte appartient à ce navigateur.',
+    mineIntro: 'Créez une alerte pour l’un de Mes passages.',
+    mineNone: 'Marquez un passage d’une étoile (☆) pour y créer une alerte ici.',
+    port: 'Passage',
+    lane: 'Voie',
+    below: 'Me prévenir quand l’attente passe sous (minutes)',
+    quiet: 'Heures de silence (pas de notification)',
+    quietFrom: 'De',
+    quietTo: 'À',
+    submit: 'Me prévenir',
+    held: 'Alertes sur cet appareil',
+    none: 'Aucune alerte sur cet appareil pour l’instant.',
+    delete: 'Supprimer',
+    belowShort: 'sous {n} min',
+    quietShort: 'silence {from}–{to}',
+    working: 'Création de l’alerte…',
+    done: 'Alerte créée : {alert}.',
+    deleted: 'Alerte supprimée.',
+    denied:
+      'Les notifications sont bloquées pour ce site : autorisez-les dans les réglages du navigateur, puis réessayez.',
+    unsupported:
+      'Ce navigateur ne peut pas recevoir de notifications push. Sur iPhone ou iPad, ajoutez d’abord ce site à l’écran d’accueil.',
+    pickLane: 'Choisissez un passage et une voie.',
+    badBelow: 'Entrez un nombre entier de minutes de 1 à 240.',
+    failed: 'L’alerte n’a pas pu être créée : {detail}',
   },
 };
 
@@ -581,6 +890,78 @@ export function officeName(lang: Lang, offices: readonly string[]): string | nul
   const french = offices.find((name) => CBSA_FRENCH_OFFICE_NAMES.includes(name));
   const english = offices.find((name) => !CBSA_FRENCH_OFFICE_NAMES.includes(name)) ?? offices[0] ?? null;
   return lang === 'fr' && french ? french : english;
+}
+
+/**
+ * French typography: a narrow no-break space before `:` `;` `?` `!` `»` and after `«`, so the
+ * sign never starts a line (the strings above are written with plain spaces, for readability).
+ */
+export function frenchTypography<T>(value: T): T {
+  if (typeof value === 'string')
+    return value.replace(/ ([:;?!»])/g, '\u202f$1').replace(/« /g, '«\u202f') as T;
+  if (Array.isArray(value)) return value.map(frenchTypography) as T;
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, frenchTypography(v)])) as T;
+  return value;
+}
+
+const fr: Strings = frenchTypography(frenchText);
+
+/** Region names (functions/core/catalogue/regions.ts): places, named as each language names them. */
+export const REGION_NAMES: Record<Lang, Record<Region, string>> = {
+  en: {
+    'san-diego-tijuana': 'San Diego–Tijuana',
+    'imperial-mexicali': 'Calexico–Mexicali',
+    'arizona-sonora': 'Arizona–Sonora',
+    'el-paso-juarez': 'El Paso–Juárez',
+    'big-bend-coahuila': 'Del Rio, Eagle Pass and Presidio',
+    laredo: 'Laredo–Nuevo Laredo',
+    'rio-grande-valley': 'Rio Grande Valley',
+    cascadia: 'Cascadia (Washington–British Columbia)',
+    prairies: 'Prairies and the Upper Midwest',
+    'michigan-ontario': 'Detroit–Windsor and Michigan',
+    niagara: 'Niagara (Buffalo)',
+    'st-lawrence-champlain': 'St. Lawrence, Champlain and Vermont',
+    'maine-new-brunswick': 'Maine–New Brunswick',
+  },
+  es: {
+    'san-diego-tijuana': 'San Diego–Tijuana',
+    'imperial-mexicali': 'Calexico–Mexicali',
+    'arizona-sonora': 'Arizona–Sonora',
+    'el-paso-juarez': 'El Paso–Juárez',
+    'big-bend-coahuila': 'Del Rio, Eagle Pass y Presidio',
+    laredo: 'Laredo–Nuevo Laredo',
+    'rio-grande-valley': 'Valle del Río Bravo',
+    cascadia: 'Cascadia (Washington–Columbia Británica)',
+    prairies: 'Praderas y Medio Oeste',
+    'michigan-ontario': 'Detroit–Windsor y Míchigan',
+    niagara: 'Niágara (Buffalo)',
+    'st-lawrence-champlain': 'San Lorenzo, Champlain y Vermont',
+    'maine-new-brunswick': 'Maine–Nuevo Brunswick',
+  },
+  fr: {
+    'san-diego-tijuana': 'San Diego–Tijuana',
+    'imperial-mexicali': 'Calexico–Mexicali',
+    'arizona-sonora': 'Arizona–Sonora',
+    'el-paso-juarez': 'El Paso–Juárez',
+    'big-bend-coahuila': 'Del Rio, Eagle Pass et Presidio',
+    laredo: 'Laredo–Nuevo Laredo',
+    'rio-grande-valley': 'Vallée du Rio Grande',
+    cascadia: 'Cascadia (Washington–Colombie-Britannique)',
+    prairies: 'Prairies et Midwest',
+    'michigan-ontario': 'Détroit–Windsor et Michigan',
+    niagara: 'Niagara (Buffalo)',
+    'st-lawrence-champlain': 'Saint-Laurent, Champlain et Vermont',
+    'maine-new-brunswick': 'Maine–Nouveau-Brunswick',
+  },
+};
+
+/** The time zone as people write it in a language (`Pacific Time`, `hora del Pacífico`), never its IANA id. */
+export function zoneName(lang: Lang, timeZone: string): string {
+  const part = new Intl.DateTimeFormat(lang, { timeZone, timeZoneName: 'longGeneric' })
+    .formatToParts(new Date(Date.UTC(2026, 0, 15)))
+    .find((p) => p.type === 'timeZoneName');
+  return part?.value ?? timeZone;
 }
 
 export const STRINGS: Record<Lang, Strings> = { en, es, fr };

@@ -99,14 +99,23 @@ describe('the edge and the view table', () => {
   );
 
   it.each(views.map((view) => [view.path, view] as const))(
-    '%s with x-api-key, or as a POST, goes to the API',
+    '%s with x-api-key goes to the API; any method but GET and HEAD is 405 at the edge, keyed or not',
     (_path, view) => {
       for (const out of [
         edge(view.path, { 'x-api-key': 'bw_live_abc' }),
-        edge(view.path, {}, 'POST'),
         ...(view.document === null ? [edge(view.path)] : []),
       ]) {
         expect(out).toMatchObject({ kind: 'request', originId: 'api' });
+      }
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+        for (const headers of [{}, { 'x-api-key': 'bw_live_abc' }] as Record<string, string>[]) {
+          const out = edge(view.path, headers, method);
+          expect(out.kind).toBe('response');
+          if (out.kind !== 'response') continue;
+          expect(out.response.statusCode).toBe(405);
+          expect(out.response.headers?.allow?.value).toBe('GET, HEAD');
+          expect(JSON.parse(out.response.body ?? '{}')).toMatchObject({ status: 405, instance: view.path });
+        }
       }
     },
   );

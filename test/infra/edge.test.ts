@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
 import { slugDocumentNames } from '../../functions/core/views/view-paths.ts';
 import {
+  corsRows,
   type EdgeOutcome,
   loadViewerRequest,
   toCfRequest,
@@ -106,9 +107,12 @@ describe('viewer-request outcomes', () => {
     ['/api/v1/port-hourly-averages?port_id=250401', { 'x-api-key': 'bw_live_abc' }],
     ['/api/v1/port-forecast?port_id=250401', { 'x-api-key': 'bw_live_abc' }],
     ['/api/v1/port-typical-waits?port_id=250401', { 'x-api-key': 'bw_live_abc' }],
-    ['/keys/requests', {}],
-  ])('%s %j -> origin api', (path, headers) => {
-    const out = edge(path, headers);
+    ['/keys/requests', {}, 'POST'],
+    ['/push/subscriptions', {}, 'POST'],
+    ['/push/subscriptions/abc', {}, 'DELETE'],
+    ['/push/vapid-public-key', {}, 'GET'],
+  ])('%s %j -> origin api', (path, headers, method = 'GET') => {
+    const out = edge(path, headers, method);
     expect(out.kind).toBe('request');
     if (out.kind === 'request') expect(out.originId).toBe('api');
   });
@@ -121,6 +125,96 @@ describe('viewer-request outcomes', () => {
     // The site's directory index may be appended; the origin stays the default one.
     expect(['/', '/index.html']).toContain(out.request.uri);
   });
+});
+
+describe('CORS, methods and ranges at the edge', () => {
+  const run = loadViewerRequest();
+  const edge = (path: string, headers: Record<string, string> = {}, method = 'GET'): EdgeOutcome =>
+    run(toCfRequest(method, new URL(path, 'https://border-waits.test'), headers));
+
+  it("the CORS table in the file is the manifest's (else run npm run edge:slugs)", () => {
+    const block = /\/\/ BEGIN CORS_ROUTES\n([\s\S]*?)\/\/ END CORS_ROUTES/.exec(source)?.[1] ?? '';
+    const table = vm.runInNewContext(`${block}; CORS_ROUTES`) as unknown[];
+    expect(JSON.parse(JSON.stringify(table))).toEqual(corsRows());
+  });
+
+  it.each([
+    ['/api/v1/ports', 'GET, HEAD', ['x-api-key', 'if-none-match']],
+    ['/api/v1/wait-observations', 'GET, HEAD', ['x-api-key', 'if-none-match', 'if-modified-since']],
+    ['/keys/requests', 'POST', ['content-type']],
+    [
+      '/mcp',
+      'POST',
+      ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
+    ],
+    ['/push/subscriptions', 'POST', ['content-type']],
+    ['/push/subscriptions/sub_1', 'PUT, DELETE', ['authorization', 'content-type']],
+    ['/v1/port-current/all.json', 'GET, HEAD', ['if-none-match']],
+    ['/ports/san-ysidro/', 'GET, HEAD', ['if-none-match']],
+  ])('a preflight on %s is answered here: %s, and the headers it takes', (path, methods, headers) => {
+    const out = edge(
+      path,
+      { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+      'OPTIONS',
+    );
+    expect(out.kind).toBe('response');
+    if (out.kind !== 'response') return;
+    const h = (name: string) => out.response.headers?.[name]?.value;
+    expect(out.response.statusCode).toBe(204);
+    expect(h('access-control-allow-origin')).toBe('*');
+    expect(h('access-control-allow-methods')).toBe(methods);
+    expect(h('allow')).toBe(methods);
+    expect(h('access-control-allow-headers')?.split(', ')).toEqual(expect.arrayContaining(headers));
+    expect(Number(h('access-control-max-age'))).toBeGreaterThan(0);
+    expect(h('link')).toBe('<https://border-waits.dev/>; rel="author"');
+  });
+
+  it.each([
+    ['/mcp', 'POST'],
+    ['/mcp', 'GET'],
+    ['/mcp', 'DELETE'],
+    ['/.well-known/oauth-protected-resource/mcp', 'GET'],
+  ])('%s %s passes on untouched (the HTTP API behaviour)', (path, method) => {
+    const out = edge(path, { authorization: 'Bearer x' }, method);
+    expect(out).toMatchObject({ kind: 'request', originId: null, request: { uri: path } });
+    if (out.kind === 'request') expect(out.request.headers.authorization?.value).toBe('Bearer x');
+  });
+
+  it.each([
+    ['/', 'POST', 'GET, HEAD'],
+    ['/v1/port-current/all.json', 'PUT', 'GET, HEAD'],
+    ['/rss.xml', 'DELETE', 'GET, HEAD'],
+    ['/keys/requests', 'GET', 'POST'],
+  ])('%s %s -> 405 problem+json with Allow: %s', (path, method, allow) => {
+    const out = edge(path, {}, method);
+    expect(out.kind).toBe('response');
+    if (out.kind !== 'response') return;
+    expect(out.response.statusCode).toBe(405);
+    expect(out.response.headers?.allow?.value).toBe(allow);
+    expect(out.response.headers?.['content-type']?.value).toBe('application/problem+json');
+    expect(out.response.headers?.link?.value).toMatch(/rel="author"/);
+  });
+
+  it.each([
+    ['bytes=0-99', true],
+    ['bytes=100-', true],
+    ['bytes=-50', true],
+    ['bytes=5-2', false],
+    ['bytes=-', false],
+    ['bytes=0-1,5-9', false],
+    ['items=0-1', false],
+    ['bytes=abc', false],
+    ['', false],
+  ])(
+    'Range %j on a data document is %s kept (a malformed one is dropped: the whole document, 200)',
+    (range, kept) => {
+      for (const path of ['/api/v1/ports', '/v1/port-current/all.json']) {
+        const out = edge(path, { range });
+        expect(out.kind).toBe('request');
+        if (out.kind === 'request') expect(out.request.headers.range?.value).toBe(kept ? range : undefined);
+      }
+    },
+  );
 });
 
 describe('runtime constraints of cloudfront-js-2.0', () => {

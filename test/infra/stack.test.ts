@@ -185,7 +185,7 @@ describe('functions', () => {
     ]);
     expect(actionsOn('api', keys)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Scan']));
   });
-  it('the mcp function reads the data bucket and writes only under exports/', () => {
+  it('the mcp function reads the views and exports of the data bucket, lists nothing, and writes only under exports/', () => {
     const data = logicalId(stack.buckets.data);
     const writes = statementsOn('mcp', data).filter((st) =>
       [st.Action].flat().some((a) => /^s3:(Put|Delete|Abort)/.test(a)),
@@ -195,7 +195,8 @@ describe('functions', () => {
       expect(JSON.stringify(st.Resource)).toContain(`/${EXPORTS_PREFIX}*`);
       expect([st.Action].flat().filter((a) => a.startsWith('s3:Delete'))).toEqual([]);
     }
-    expect(actionsOn('mcp', data)).toEqual(expect.arrayContaining(['s3:GetObject*']));
+    expect(actionsOn('mcp', data)).toEqual(expect.arrayContaining(['s3:GetObject']));
+    expect(actionsOn('mcp', data).filter((a) => a.startsWith('s3:List'))).toEqual([]);
     // ingest still publishes anywhere in the bucket
     expect(actionsOn('ingest', data)).toEqual(expect.arrayContaining(['s3:PutObject']));
   });
@@ -342,10 +343,11 @@ describe('CloudFront', () => {
       ['/v1/*', 'data'],
       ['/rss.xml', 'data'],
       ['/rss/*', 'data'],
-      ['/errors/*', 'data'],
       ...API_PATTERNS.map((p): [string, string] => [p, 'api']),
     ];
     for (const [path, origin] of expected) expect(byPath.get(path)?.TargetOriginId, path).toBe(origin);
+    // The not-found document ships with the site: the default (site) behaviour serves it.
+    expect(byPath.has('/errors/*')).toBe(false);
     // Every view the CDN has a document for, straight from the view table.
     for (const view of Object.values(VIEW_PATHS).filter((v) => v.document !== null))
       expect(byPath.get(`${view.path}*`)?.TargetOriginId, view.path).toBe('data');
@@ -387,15 +389,26 @@ describe('CloudFront', () => {
       expect(key.QueryStringsConfig).toEqual({ QueryStringBehavior: 'all' });
     }
   });
-  it('S3 403/404 become the problem+json not-found document', () => {
-    expect(config.CustomErrorResponses).toEqual(
-      [403, 404].map((code) => ({
+  it('S3 403/404 become the problem+json not-found document, 416 the range one', () => {
+    expect(config.CustomErrorResponses).toEqual([
+      ...[403, 404].map((code) => ({
         ErrorCode: code,
         ResponseCode: 404,
         ResponsePagePath: '/errors/not-found.json',
         ErrorCachingMinTTL: 60,
       })),
-    );
+      {
+        ErrorCode: 416,
+        ResponseCode: 416,
+        ResponsePagePath: '/errors/range-not-satisfiable.json',
+        ErrorCachingMinTTL: 60,
+      },
+    ]);
+    expect(
+      JSON.parse(
+        readFileSync(new URL('../../site/public/errors/range-not-satisfiable.json', import.meta.url), 'utf8'),
+      ),
+    ).toMatchObject({ status: 416, type: 'https://border-waits.dev/problems/range-not-satisfiable' });
     // The default (site) behaviour serves that path: the site build ships the document.
     const page = JSON.parse(
       readFileSync(new URL('../../site/public/errors/not-found.json', import.meta.url), 'utf8'),
@@ -442,15 +455,13 @@ describe('MCP over the HTTP API (WWW-Authenticate must survive)', () => {
     );
   });
 
-  it('routes /mcp (POST, GET, DELETE: the function answers 405) and both metadata paths', () => {
+  it('routes /mcp (ANY: the function answers 405 to all but POST) and both metadata paths', () => {
     const keys = Object.values(template.findResources('AWS::ApiGatewayV2::Route'))
       .map((r) => r.Properties.RouteKey as string)
       .sort();
     expect(keys).toEqual(
       [
-        'DELETE /mcp',
-        'GET /mcp',
-        'POST /mcp',
+        'ANY /mcp',
         'GET /.well-known/oauth-protected-resource',
         'HEAD /.well-known/oauth-protected-resource',
         'GET /.well-known/oauth-protected-resource/{proxy+}',
@@ -480,7 +491,8 @@ describe('MCP over the HTTP API (WWW-Authenticate must survive)', () => {
       expect(b?.CachePolicyId).toEqual({ Ref: cachePolicyId('MCP') });
       expect(b?.OriginRequestPolicyId).toEqual({ Ref: originRequestPolicyId('MCP HTTP API') });
       expect(b?.AllowedMethods).toContain('POST');
-      expect(b?.FunctionAssociations).toBeUndefined();
+      // The viewer-request function answers their preflights (and passes the rest on).
+      expect(b?.FunctionAssociations).toEqual([expect.objectContaining({ EventType: 'viewer-request' })]);
     }
     const order = behaviors.map((b) => b.PathPattern);
     expect(order.indexOf('/.well-known/oauth-protected-resource*')).toBeLessThan(
@@ -536,6 +548,18 @@ describe('WAF', () => {
     });
     expect(stack.region).toBe('us-east-1');
   });
+  it("the WAF's 429 carries the author link and CORS, as every answer does", () => {
+    type Rule = { Action?: { Block?: { CustomResponse?: { ResponseHeaders?: unknown[] } } } };
+    const acl = Object.values(template.findResources('AWS::WAFv2::WebACL'))[0];
+    const rules = (acl?.Properties.Rules ?? []) as Rule[];
+    const headers = rules.flatMap((rule) => rule.Action?.Block?.CustomResponse?.ResponseHeaders ?? []);
+    expect(headers).toEqual(
+      expect.arrayContaining([
+        { Name: 'link', Value: '<https://border-waits.dev/>; rel="author"' },
+        { Name: 'access-control-allow-origin', Value: '*' },
+      ]),
+    );
+  });
 });
 
 describe('API Gateway', () => {
@@ -553,6 +577,34 @@ describe('API Gateway', () => {
         ],
       }),
     });
+  });
+  it("every path takes ANY method, so a wrong method is the function's 405, never MISSING_AUTHENTICATION_TOKEN", () => {
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
+    expect(new Set(methods.map((m) => m.Properties.HttpMethod))).toEqual(new Set(['ANY']));
+    // A catch-all at the root: any other path is the function's problem+json 404.
+    const parts = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => r.Properties);
+    expect(parts).toContainEqual(
+      expect.objectContaining({
+        PathPart: '{proxy+}',
+        ParentId: { 'Fn::GetAtt': [expect.any(String), 'RootResourceId'] },
+      }),
+    );
+  });
+  it('every method reaches the viewer-request function on the bucket behaviours (405 and preflights at the edge)', () => {
+    const dist = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0];
+    const config = dist?.Properties.DistributionConfig;
+    const s3 = [config.DefaultCacheBehavior, ...config.CacheBehaviors].filter(
+      (b: { TargetOriginId: string }) => b.TargetOriginId === 'site' || b.TargetOriginId === 'data',
+    );
+    expect(s3.length).toBeGreaterThan(3);
+    for (const b of s3) {
+      expect(b.AllowedMethods, b.PathPattern).toEqual(
+        expect.arrayContaining(['POST', 'PUT', 'DELETE', 'OPTIONS']),
+      );
+      expect(b.FunctionAssociations, b.PathPattern).toEqual([
+        expect.objectContaining({ EventType: 'viewer-request' }),
+      ]);
+    }
   });
   it('every route method uses the authorizer and requires a usage key', () => {
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
@@ -583,19 +635,26 @@ describe('API Gateway', () => {
     ['UNAUTHORIZED', '401'],
     ['ACCESS_DENIED', '403'],
     ['MISSING_AUTHENTICATION_TOKEN', '404'],
-  ])('gateway response %s is problem+json', (type, status) => {
-    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
-      ResponseType: type,
-      StatusCode: status ?? Match.absent(),
-      ResponseParameters: Match.objectLike({
-        'gatewayresponse.header.Content-Type': "'application/problem+json'",
-        'gatewayresponse.header.RateLimit-Policy': `'${GATEWAY_RATELIMIT_POLICY}'`,
-      }),
-      ResponseTemplates: {
-        'application/json': Match.stringLikeRegexp('"type":"https://border-waits.dev/problems/'),
-      },
-    });
-  });
+    ['REQUEST_TOO_LARGE', '413'],
+  ])(
+    'gateway response %s is problem+json with CORS, the limit policy and the author link',
+    (type, status) => {
+      template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        StatusCode: status ?? Match.absent(),
+        ResponseParameters: Match.objectLike({
+          'gatewayresponse.header.Content-Type': "'application/problem+json'",
+          'gatewayresponse.header.ratelimit-policy': `'${GATEWAY_RATELIMIT_POLICY}'`,
+          'gatewayresponse.header.link': `'<https://border-waits.dev/>; rel="author"'`,
+          'gatewayresponse.header.access-control-allow-origin': "'*'",
+          'gatewayresponse.header.access-control-expose-headers': Match.stringLikeRegexp('Link'),
+        }),
+        ResponseTemplates: {
+          'application/json': Match.stringLikeRegexp('"type":"https://border-waits.dev/problems/'),
+        },
+      });
+    },
+  );
   it('stage: access logs, error logging, throttling', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),

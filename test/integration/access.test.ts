@@ -314,7 +314,9 @@ describe('POST /keys/requests', () => {
   it('refuses other media types, bad JSON and other methods', async () => {
     await problemOf(await post('name=x', 'text/plain'), 415);
     await problemOf(await post('{not json'), 400);
-    await problemOf(await stack.get('/keys/requests'), 404);
+    const get = await stack.get('/keys/requests');
+    expect(get.headers.get('allow')).toBe('POST');
+    await problemOf(get, 405);
   });
 
   it('limits requests per client IP', async () => {

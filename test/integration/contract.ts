@@ -78,7 +78,10 @@ export function createContract(document: Json): Contract {
             new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(url.pathname),
         )?.[1];
       const method = response.method.toLowerCase();
-      const operation = item?.[method];
+      // The CDN answers a preflight on any path, described or not, as it does on described ones.
+      const operation =
+        item?.[method] ??
+        (method === 'options' ? Object.values(paths).find((other) => other.options)?.options : undefined);
       const where = `${response.method} ${response.path} -> ${response.status}`;
       let spec: Json | undefined;
       if (operation) {

@@ -17,8 +17,11 @@ import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embe
 import { observationsSeen, type SimulatedObservation } from '../../infra/local/simulator/model.ts';
 import { type Simulator, startSimulator } from '../../infra/local/simulator/server.ts';
 
-/** Where a cycle breaks: after the observations, halfway through the rollups, or while publishing. */
-export type CycleFault = 'after-observations' | 'half-rollups' | 'publish';
+/**
+ * Where a cycle breaks: after the observations, halfway through the rollups, while publishing, or
+ * after the changed latest items but before their source's sighting.
+ */
+export type CycleFault = 'after-observations' | 'half-rollups' | 'publish' | 'before-sighting';
 
 export interface World {
   embedded: EmbeddedStores;
@@ -79,8 +82,20 @@ export async function startWorld(portIds: readonly string[]): Promise<World> {
 
 /** The stores of one cycle with a fault injected at the given step (mocks only to inject faults). */
 function withFault(deps: IngestDeps, fault: CycleFault): IngestDeps {
-  const { rollups, documents } = deps;
+  const { rollups, documents, latest } = deps;
   switch (fault) {
+    case 'before-sighting':
+      return {
+        ...deps,
+        latest: {
+          all: () => latest.all(),
+          putReadings: (readings) => latest.putReadings(readings),
+          putPorts: (ports) => latest.putPorts(ports),
+          putSighting: async () => {
+            throw new Error('injected: crash before the sighting');
+          },
+        },
+      };
     case 'after-observations':
       return {
         ...deps,

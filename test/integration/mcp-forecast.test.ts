@@ -75,7 +75,9 @@ describe('port-forecast and forecast-skill views', () => {
     expect(byId.body.issuedAt).toBe('2026-05-06T16:00:00.000Z');
     const lane = byId.body.lanes.find((l) => l.mode === 'passenger' && l.lane === 'standard');
     // Every horizon to +24 h whose hour has history in this world's profile.
-    expect(lane?.points.map((p) => p.horizonMinutes).slice(0, 9)).toEqual([15, 30, 45, 60, 120, 180, 240, 300, 360]);
+    expect(lane?.points.map((p) => p.horizonMinutes).slice(0, 9)).toEqual([
+      15, 30, 45, 60, 120, 180, 240, 300, 360,
+    ]);
     expect(Math.max(...(lane?.points.map((p) => p.horizonMinutes) ?? []))).toBeGreaterThanOrEqual(1380);
     expect(lane?.method).toBe('model');
     expect(lane?.reason).toMatch(/no (track record|champion) yet/);

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VIEWS } from '../../functions/core/api/api-views.ts';
+import { KEY_REQUESTS_PATH } from '../../functions/core/views/view-paths.ts';
 import { ROUTES } from '../../infra/manifest.ts';
 import { type Contract, withContract } from './contract.ts';
 import { issueKey, revokeKey } from './keys.ts';
@@ -119,7 +120,7 @@ describe('the OpenAPI document', () => {
   });
 });
 
-describe('fuzzing every query parameter and header', () => {
+describe('fuzzing every query parameter, header and method', () => {
   const text = fc.oneof(
     fc.string({ maxLength: 12 }),
     fc.string({ unit: 'grapheme', maxLength: 8 }),
@@ -162,10 +163,22 @@ describe('fuzzing every query parameter and header', () => {
     '/api/v1/port-typical-waits',
     '/api/v1/openapi.json',
     '/api/v1/no-such-view',
+    KEY_REQUESTS_PATH,
   ];
   const request = fc.record({
     path: fc.constantFrom(...PATHS),
-    method: fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'DELETE'),
+    method: fc.constantFrom(
+      'GET',
+      'GET',
+      'GET',
+      'HEAD',
+      'OPTIONS',
+      'OPTIONS',
+      'POST',
+      'PUT',
+      'PATCH',
+      'DELETE',
+    ),
     query: fc.array(fc.tuple(fc.constantFrom(...PARAMETERS), text), { maxLength: 4 }),
     key: fc.oneof(fc.constant<string | null>(null), fc.constant('valid'), fc.constant('revoked'), headerText),
     headers: fc.dictionary(
@@ -178,6 +191,9 @@ describe('fuzzing every query parameter and header', () => {
         'cloudfront-viewer-address',
         'x-forwarded-for',
         'origin',
+        'access-control-request-method',
+        'access-control-request-headers',
+        'range',
       ),
       headerText,
       { maxKeys: 3 },
@@ -200,11 +216,24 @@ describe('fuzzing every query parameter and header', () => {
         });
         await response.arrayBuffer();
         seen += 1;
-        expect(response.status).toBeLessThan(500);
+        const where = `${r.method} ${r.path}`;
+        expect(response.status, where).toBeLessThan(500);
+        // Every answer, errors and preflights included, names the author and is readable cross-origin.
+        expect(response.headers.get('link'), where).toContain('rel="author"');
+        expect(response.headers.get('access-control-allow-origin'), where).toBe('*');
+        const takes = r.path === KEY_REQUESTS_PATH ? 'POST' : 'GET, HEAD';
+        if (r.method === 'OPTIONS') {
+          expect(response.status, where).toBe(204);
+          expect(response.headers.get('access-control-allow-methods'), where).toBe(takes);
+          expect(response.headers.get('allow'), where).toBe(takes);
+        } else if (!takes.split(', ').includes(r.method)) {
+          expect(response.status, where).toBe(405);
+          expect(response.headers.get('allow'), where).toBe(takes);
+        }
       }),
-      { numRuns: 250 },
+      { numRuns: 300 },
     );
-    expect(seen).toBe(250);
+    expect(seen).toBe(300);
   });
 
   it('never answers 5xx to key requests, whatever the body', async () => {

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { COUNTER_PREFIXES } from '../../contract.ts';
 import type { AlertQuota } from '../../core/alerts/alert-quota.ts';
 import { isConditionFailure } from './client.ts';
 
@@ -8,7 +9,7 @@ import { isConditionFailure } from './client.ts';
  * updates to an item one at a time, so 50 concurrent creates at 24 of 25 take exactly one slot.
  */
 export function createAlertQuota(doc: DynamoDBDocumentClient, table: string): AlertQuota {
-  const key = (owner: string) => ({ pk: `ALERTS#${owner}` });
+  const key = (owner: string) => ({ pk: `${COUNTER_PREFIXES.mcp.alerts}${owner}` });
   return {
     async reserve(owner, max, existing) {
       const take = async () => {

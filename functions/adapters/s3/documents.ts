@@ -4,18 +4,25 @@ import type { LazyS3, S3Sdk } from './sdk.ts';
 
 const HASH_METADATA = 'content-hash';
 
-function isMissing(sdk: S3Sdk, error: unknown): boolean {
-  return (
-    error instanceof sdk.S3ServiceException &&
-    (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404)
-  );
+function isMissing(sdk: S3Sdk, error: unknown, unlisted: boolean): boolean {
+  if (!(error instanceof sdk.S3ServiceException)) return false;
+  const status = error.$metadata.httpStatusCode;
+  if (error.name === 'NoSuchKey' || error.name === 'NotFound' || status === 404) return true;
+  // Without s3:ListBucket, S3 answers a missing key with 403 rather than 404.
+  return unlisted && (error.name === 'AccessDenied' || status === 403);
 }
 
 /**
  * Published documents in a bucket. A put whose content hash equals the stored one is skipped, so
- * unchanged documents keep their ETag and Last-Modified (and CDN caches stay warm).
+ * unchanged documents keep their ETag and Last-Modified (and CDN caches stay warm). `unlisted`: the
+ * function may not list the bucket (the mcp function), so a 403 on a read means a missing key.
  */
-export function createDocumentStore(s3: LazyS3, bucket: string): DocumentStore {
+export function createDocumentStore(
+  s3: LazyS3,
+  bucket: string,
+  options: { unlisted?: boolean } = {},
+): DocumentStore {
+  const unlisted = options.unlisted ?? false;
   const knownHashes = new Map<string, string | null>();
 
   async function storedHash(key: string): Promise<string | null> {
@@ -27,7 +34,7 @@ export function createDocumentStore(s3: LazyS3, bucket: string): DocumentStore {
       knownHashes.set(key, hash);
       return hash;
     } catch (error: unknown) {
-      if (!isMissing(sdk, error)) throw error;
+      if (!isMissing(sdk, error, unlisted)) throw error;
       knownHashes.set(key, null);
       return null;
     }
@@ -62,7 +69,7 @@ export function createDocumentStore(s3: LazyS3, bucket: string): DocumentStore {
           cacheControl: object.CacheControl ?? 'no-cache',
         };
       } catch (error: unknown) {
-        if (isMissing(sdk, error)) return undefined;
+        if (isMissing(sdk, error, unlisted)) return undefined;
         throw error;
       }
     },

@@ -31,6 +31,21 @@ export function hasControlCharacters(text: string, allowBreaks = false): boolean
 
 const NO_CONTROLS = 'must not contain control characters';
 
+/** The refused characters as a regex class body (see `isControl`), for patterns the OpenAPI shows. */
+const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+/** The same without tab, line feed and carriage return (allowed inside `use`). */
+const CONTROLS_BUT_BREAKS =
+  '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+
+/**
+ * A field without control characters once trimmed, as a pattern on the value sent: leading and
+ * trailing white space (which the form's fields trim) may hold line breaks, nothing else may.
+ * Equal to `!hasControlCharacters(value.trim(), allowBreaks)`; a test checks the two agree.
+ */
+export function noControlsPattern(allowBreaks = false): RegExp {
+  return new RegExp(`^\\s*[^${allowBreaks ? CONTROLS_BUT_BREAKS : CONTROLS}]*\\s*$`);
+}
+
 /**
  * `text` with every control character written as a `\u` escape, for printing stored values to a
  * terminal (values stored before they were refused, or from another writer).
@@ -65,26 +80,33 @@ export const KeyRequestInputSchema = z.object({
     .trim()
     .min(1, 'is required')
     .max(200, 'is at most 200 characters')
-    .refine((value) => !hasControlCharacters(value), NO_CONTROLS),
+    .regex(noControlsPattern(), NO_CONTROLS),
   email: z
     .string()
     .trim()
     .max(320, 'is at most 320 characters')
-    .refine((value) => !hasControlCharacters(value), NO_CONTROLS)
+    .regex(noControlsPattern(), NO_CONTROLS)
     .pipe(z.email('must be an email address')),
   organisation: z
     .string()
     .trim()
     .min(1, 'is required')
     .max(200, 'is at most 200 characters')
-    .refine((value) => !hasControlCharacters(value), NO_CONTROLS),
+    .regex(noControlsPattern(), NO_CONTROLS),
   use: z
     .string()
     .trim()
     .min(10, 'must be at least 10 characters')
     .max(2000, 'is at most 2000 characters')
-    .refine((value) => !hasControlCharacters(value, true), NO_CONTROLS),
-  website: z.string().max(500).optional().describe('Leave empty (a field humans do not see)'),
+    .regex(noControlsPattern(true), NO_CONTROLS),
+  website: z
+    .string()
+    .max(500)
+    .regex(/^\s*$/, 'must be empty')
+    .optional()
+    .describe(
+      'The honeypot: a field people never see. Leave it out, empty or blank (white space only); anything else is refused as automated (400) and nothing is stored.',
+    ),
 });
 
 export type KeyRequestInput = z.infer<typeof KeyRequestInputSchema>;

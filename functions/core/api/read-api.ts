@@ -183,7 +183,10 @@ export function createReadApi(deps: ReadApiDeps) {
       const port = await directory.resolve(query.port_id);
       const hours = Math.min(query.hours ?? 24, RETENTION_HOURS);
       const position = query.cursor === undefined ? null : decodeWindowCursor(query.cursor);
-      const nowMs = deps.clock.now();
+      // The window ends at the last full minute, not at the request's millisecond: two requests
+      // in one minute over the same readings get the same body, so the same ETag (and a 304).
+      // Feed times are whole minutes, so a reading is in the window from its own minute on.
+      const nowMs = Math.floor(deps.clock.now() / 60_000) * 60_000;
       // A cursor keeps its window's end, so a window read page by page is one consistent window.
       const toMs = position ? Math.min(position.to, nowMs) : nowMs;
       const fromMs = toMs - hours * 3_600_000;

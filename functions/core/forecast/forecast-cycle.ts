@@ -16,6 +16,7 @@ import { mapLimit } from '../concurrency.ts';
 import type { RollupStore } from '../history/rollups.ts';
 import type { Observation } from '../model.ts';
 import type { Clock, DocumentStore, LatestStore, ObservationStore } from '../stores.ts';
+import { readTypical } from '../typical/typical-waits.ts';
 import { DOCUMENT_KEYS } from '../views/view-paths.ts';
 import {
   type BuiltDocument,
@@ -34,8 +35,8 @@ import {
   type LaneReading,
   laneKeyOf,
   MAX_READING_AGE_MS,
-  type PriorProfile,
   profileFromAverages,
+  profileFromTypical,
   slotOf,
 } from './forecast.ts';
 import { buildForecastDocuments, portForecastBody, skillSummaryBody } from './forecast-views.ts';
@@ -100,11 +101,6 @@ export interface ForecastDeps {
   log?: (line: string) => void;
   /** Ports not started within this many ms are left to the next run (the slot stays open). */
   budgetMs?: number;
-  /**
-   * A port's prior profiles per lane key (hour-of-week -> minutes, NaN where none), e.g. CBP's
-   * typical waits: the model starts from them where a lane's own profile is thin (optional).
-   */
-  priors?: (portId: string) => Promise<ReadonlyMap<string, PriorProfile> | undefined>;
 }
 
 /** The forecast step's default time for starting ports (the forecast function has 60 s). */
@@ -180,13 +176,14 @@ async function readInputs(
   deps: Pick<ForecastDeps, 'forecasts' | 'observations'>,
   plans: ReadonlyMap<string, PortPlan>,
   slotMs: number,
+  untilMs: number = slotMs,
 ): Promise<Map<string, PortInputs>> {
   const { forecasts, observations } = deps;
   const ids = [...plans.keys()];
   if (ids.length === 0) return new Map();
   if (!forecasts.pendingOf || !forecasts.windows || !observations.queryMany) {
     const each = await mapLimit(ids, 8, async (id) =>
-      readPortInputs(deps, id, plans.get(id) as PortPlan, slotMs),
+      readPortInputs(deps, id, plans.get(id) as PortPlan, untilMs),
     );
     return new Map(ids.map((id, i) => [id, each[i] as PortInputs]));
   }
@@ -196,7 +193,7 @@ async function readInputs(
       ids.map((portId) => ({ portId, issuedAt: (plans.get(portId) as PortPlan).issuedAt })),
     ),
     forecasts.windows(ids),
-    observations.queryMany(ids, fromMs, slotMs),
+    observations.queryMany(ids, fromMs, untilMs),
   ]);
   return new Map(
     ids.map((id) => {
@@ -218,11 +215,11 @@ async function readPortInputs(
   deps: Pick<ForecastDeps, 'forecasts' | 'observations'>,
   portId: string,
   plan: PortPlan,
-  slotMs: number,
+  untilMs: number,
 ): Promise<PortInputs> {
   const [pending, observations, window] = await Promise.all([
     deps.forecasts.pending(portId, plan.issuedAt),
-    deps.observations.query(portId, plan.fromMs, slotMs),
+    deps.observations.query(portId, plan.fromMs, untilMs),
     deps.forecasts.window(portId),
   ]);
   return { pending, observations, window };
@@ -230,11 +227,14 @@ async function readPortInputs(
 
 /** One port's part of a slot: score, issue (or read back), and the port's current record. */
 export async function forecastPort(
-  deps: Pick<ForecastDeps, 'forecasts' | 'observations' | 'rollups' | 'priors'>,
+  deps: Pick<ForecastDeps, 'forecasts' | 'observations' | 'rollups'> &
+    Partial<Pick<ForecastDeps, 'documents'>>,
   port: { id: string; timeZone: string; border: 'mx' | 'ca' },
   lanes: readonly LaneId[],
   slotMs: number,
   read?: { plan: PortPlan; inputs: PortInputs },
+  /** When the run reads (observations up to it were read): a lane with no reading before the slot may start from one after it. */
+  untilMs: number = slotMs,
 ): Promise<{ issue: IssuedPort; record: PortRecord; scored: number }> {
   const slot = new Date(slotMs).toISOString();
   const plan = read?.plan ?? (await planPort(deps.forecasts, port.id, slotMs));
@@ -244,8 +244,9 @@ export async function forecastPort(
     pending,
     observations,
     window: storedWindow,
-  } = read?.inputs ?? (await readPortInputs(deps, port.id, plan, slotMs));
+  } = read?.inputs ?? (await readPortInputs(deps, port.id, plan, untilMs));
   const readings = readingsByLane(observations, slotMs);
+  const untilRun = untilMs > slotMs ? readingsByLane(observations, untilMs) : readings;
 
   // 1. Score the targets that came due, one guarded absolute write per target date.
   const contributions = scoreTargets(targets, pending, readings);
@@ -277,7 +278,9 @@ export async function forecastPort(
   let issue = pending.find((p) => p.issuedAt === slot);
   if (!issue) {
     const profile = profileFromAverages(await deps.rollups.averages(port.id));
-    const prior = await deps.priors?.(port.id);
+    // CBP's typical waits: where the model starts while our own profile is thin.
+    const typical = deps.documents ? await readTypical(deps.documents, port.id) : null;
+    const prior = typical && typical.typical.length > 0 ? profileFromTypical(typical.typical) : undefined;
     const built = issuePort({
       ...(prior ? { prior } : {}),
       portId: port.id,
@@ -285,7 +288,16 @@ export async function forecastPort(
       border: port.border,
       issuedAtMs: slotMs,
       profile,
-      lanes: lanes.map((lane) => ({ lane, readings: readings.get(laneKeyOf(lane)) ?? [] })),
+      lanes: lanes.map((lane) => {
+        const key = laneKeyOf(lane);
+        const before = readings.get(key) ?? [];
+        // A lane whose first reading came after the slot started (a fresh service) forecasts from
+        // it, so the first slot covers every lane with a reading; a lane with any reading before the
+        // slot forecasts from those alone, as every later slot does.
+        return before.length > 0 || untilMs <= slotMs
+          ? { lane, readings: before }
+          : { lane, readings: untilRun.get(key) ?? [], readUntilMs: untilMs };
+      }),
       quantiles: quantilerOf(record),
       champion: (lane, h, available) => championOf(record, lane, h, available),
       learned: learnerOf(record),
@@ -347,7 +359,8 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
       plans.set(port.id, await planPort(deps.forecasts, port.id, slotMs));
     },
   );
-  const inputs = await readInputs(deps, plans, slotMs);
+  const runMs = deps.clock.now();
+  const inputs = await readInputs(deps, plans, slotMs, runMs);
   const leaves = await mapLimit(ports, 8, async (port): Promise<BuiltDocument[]> => {
     const laneMap = lanesByPort.get(port.id);
     if (!laneMap) return buildForecastDocuments(port, portForecastBody(port.id, null, {}), generatedAt);
@@ -358,7 +371,7 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
       return [];
     }
     const lanes = [...laneMap.values()].sort(compareLanes);
-    const result = await forecastPort(deps, port, lanes, slotMs, { plan, inputs: read });
+    const result = await forecastPort(deps, port, lanes, slotMs, { plan, inputs: read }, runMs);
     lanesIssued += result.issue.lanes.length;
     scored += result.scored;
     records.push(result.record);

@@ -9,6 +9,7 @@ import type {
   ForecastSkillBodySchema,
   LaneForecastSchema,
 } from '../views/api-schemas.ts';
+import { reasonCodes } from '../views/reason-codes.ts';
 import { DOCUMENT_KEYS } from '../views/view-paths.ts';
 import { type BuiltDocument, buildPortDocuments, CACHE_CONTROL } from '../views/views.ts';
 import { HORIZONS_MINUTES, type IssuedLane, type IssuedPort, type Method } from './forecast.ts';
@@ -81,6 +82,9 @@ function laneForecast(issue: IssuedPort, lane: IssuedLane, record: PortRecord): 
     reading: lane.reading,
     method: methods.length === 0 ? null : methods.length === 1 ? (methods[0] as Method) : 'mixed',
     reason,
+    reasonCodes: reasonCodes(reason),
+    // Only where a published model point started from CBP's typical wait.
+    ...(lane.base && points.some((p) => p.method === 'model') ? { base: lane.base } : {}),
     points,
     skill,
   };

@@ -56,12 +56,6 @@ export const PROFILE_MIN_SAMPLES = 2;
  * with this time constant (the learned weights replace it as pairs accrue).
  */
 export const ANOMALY_DECAY_MINUTES = 60;
-/**
- * A prior profile (CBP's typical wait) counts as this many samples of the lane's own hour: where
- * the own hour has none (or too few to stand alone) the prior is the base, and the own profile
- * takes over as its samples accrue (n / (n + this)).
- */
-export const PRIOR_WEIGHT_SAMPLES = 4;
 /** Upper edges (minutes) of the forecast level bands that intervals and coverage are kept by. */
 export const LEVEL_BANDS = [5, 15, 45] as const;
 /** Names of the level bands, in order: under 5, 5-15, 15-45, 45 and more minutes. */
@@ -118,27 +112,34 @@ export interface LaneProfile {
   values: Float64Array;
   /** Same index: the mean, NaN when too thin (absent: the model uses `values`). */
   means?: Float64Array;
-  /** Same index: samples behind the hour (absent: enough). */
+  /** Same index: the samples behind each value (0 where none); absent for a prior. */
   samples?: Float64Array;
 }
 
-/** A prior hour-of-week profile of a lane (index `dayOfWeek * 24 + hour`, minutes, NaN: none). */
-export type PriorProfile = Float64Array;
+/**
+ * How many of our own samples CBP's typical wait counts for in the blend: an hour with n own
+ * samples is (n * own + PRIOR_WEIGHT_SAMPLES * CBP) / (n + PRIOR_WEIGHT_SAMPLES), so our own
+ * profile takes over as samples accrue (an automated port passes it in about a week, a manual one
+ * in about 12 weeks).
+ */
+export const PRIOR_WEIGHT_SAMPLES = 12;
 
-/** Per lane key, the prior profiles of a port from hour-of-week values such as CBP's typical waits. */
-export function priorsFrom(
-  entries: readonly (LaneId & { dayOfWeek: number; hour: number; averageMinutes: number })[],
-): Map<string, PriorProfile> {
-  const out = new Map<string, PriorProfile>();
-  for (const entry of entries) {
-    const key = laneKeyOf(entry);
-    let prior = out.get(key);
-    if (!prior) {
-      prior = new Float64Array(168).fill(Number.NaN);
-      out.set(key, prior);
+/**
+ * The prior profile of each lane from CBP's typical waits (`port-typical-waits`): its average per
+ * port-local weekday and hour, keyed like {@link profileFromAverages}.
+ */
+export function profileFromTypical(
+  typical: readonly (LaneId & { dayOfWeek: number; hour: number; averageMinutes: number })[],
+): Map<string, LaneProfile> {
+  const out = new Map<string, LaneProfile>();
+  for (const t of typical) {
+    const key = laneKeyOf(t);
+    let profile = out.get(key);
+    if (!profile) {
+      profile = { values: new Float64Array(168).fill(Number.NaN) };
+      out.set(key, profile);
     }
-    if (Number.isFinite(entry.averageMinutes))
-      prior[entry.dayOfWeek * 24 + entry.hour] = entry.averageMinutes;
+    if (Number.isFinite(t.averageMinutes)) profile.values[t.dayOfWeek * 24 + t.hour] = t.averageMinutes;
   }
   return out;
 }
@@ -326,8 +327,13 @@ export interface IssuedLane {
   lane: Lane;
   /** The reading forecast from, with its own time. */
   reading: { delayMinutes: number; observedAt: string } | null;
-  /** Why the lane (or some of its points) has no model forecast; null when all points have one. */
+  /** Why the lane (or some of its points) has no model forecast, or what the model started from; null when neither needs saying. */
   reason: string | null;
+  /**
+   * What the model started from where it is not our own profile alone: CBP's typical wait
+   * (`cbp-typical`) or its blend with our profile by sample count (`blend`); absent otherwise.
+   */
+  base?: 'cbp-typical' | 'blend';
   points: IssuedPoint[];
 }
 
@@ -341,6 +347,11 @@ export interface LaneForecastInput {
   lane: LaneId;
   /** The lane's readings up to `issuedAtMs` (oldest first), at least the last 3 hours. */
   readings: readonly LaneReading[];
+  /**
+   * Readings up to this time count (default `issuedAtMs`): for a lane whose first reading came
+   * after the slot started (a fresh service), so its first slot forecasts from it.
+   */
+  readUntilMs?: number;
 }
 
 export interface PortForecastInput {
@@ -350,10 +361,10 @@ export interface PortForecastInput {
   issuedAtMs: number;
   profile: ReadonlyMap<string, LaneProfile>;
   /**
-   * Per lane key, a prior hour-of-week profile (CBP's typical waits) used where the lane's own
-   * profile is thin, blended toward the own one as its samples accrue ({@link PRIOR_WEIGHT_SAMPLES}).
+   * Optional prior per lane (CBP's typical waits): where our own profile lacks samples the model
+   * starts from it, blended toward our own as samples accrue ({@link PRIOR_WEIGHT_SAMPLES}).
    */
-  prior?: ReadonlyMap<string, PriorProfile>;
+  prior?: ReadonlyMap<string, LaneProfile>;
   lanes: readonly LaneForecastInput[];
   /**
    * Relative-error quantiles (`[q10, q90]` or `[q10, q50, q90]`) of a method at a lane, horizon
@@ -403,12 +414,13 @@ export function issuePort(input: PortForecastInput): IssuedPort {
   const lanes: IssuedLane[] = [];
   for (const laneInput of input.lanes) {
     const key = laneKeyOf(laneInput.lane);
+    const untilMs = Math.max(issuedAtMs, laneInput.readUntilMs ?? issuedAtMs);
     const numeric = laneInput.readings.filter(
       (r): r is { atMs: number; delayMinutes: number } =>
-        r.delayMinutes !== null && r.atMs <= issuedAtMs && r.atMs >= issuedAtMs - MAX_READING_AGE_MS,
+        r.delayMinutes !== null && r.atMs <= untilMs && r.atMs >= issuedAtMs - MAX_READING_AGE_MS,
     );
     const latest = numeric.at(-1);
-    const lastAny = laneInput.readings.filter((r) => r.atMs <= issuedAtMs).at(-1);
+    const lastAny = laneInput.readings.filter((r) => r.atMs <= untilMs).at(-1);
     if (!latest || (lastAny && lastAny.atMs > latest.atMs)) {
       lanes.push({
         ...laneInput.lane,
@@ -431,7 +443,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
     /** The profile value of an hour-of-week, blended with the prior where the own hour is thin. */
     const blendAt = (index: number): { value: number; prior: 'typical' | 'blend' | null } => {
       const own = ownAt(index);
-      const p = prior?.[index] ?? Number.NaN;
+      const p = prior?.values[index] ?? Number.NaN;
       if (!Number.isFinite(p)) return { value: own, prior: null };
       if (!Number.isFinite(own)) return { value: p, prior: 'typical' };
       const n = profile?.samples?.[index] ?? Number.POSITIVE_INFINITY;
@@ -494,7 +506,8 @@ export function issuePort(input: PortForecastInput): IssuedPort {
     const cadence = cadenceOf(laneInput.readings.filter((r) => r.atMs <= issuedAtMs));
     const nextUpdateMs = latest.atMs + cadence - 60_000;
     let missingProfile = 0;
-    let priorPoints = 0;
+    let fromPrior = 0;
+    let blendedPoints = 0;
     const points: IssuedPoint[] = targets.map((target) => {
       const index = target.slot.dayOfWeek * 24 + target.slot.hour;
       const typical = profile?.values[index] ?? Number.NaN;
@@ -525,6 +538,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       const values: Record<Method, number | null> = {
         model,
         persistence: latest.delayMinutes,
+        // The baseline stays our own profile: CBP's typical wait is only where the model starts.
         profile: Number.isFinite(typical) ? typical : null,
       };
       const triple = (method: Method): Triple | null => {
@@ -543,7 +557,8 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       if (basis) point.basis = basis;
       if (model !== null && blended.prior) {
         point.prior = blended.prior;
-        priorPoints++;
+        if (blended.prior === 'typical') fromPrior++;
+        else blendedPoints++;
       }
       // No model means the lane lacks history for that hour: nothing is published for the point.
       point.champion =
@@ -557,25 +572,25 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       if (readAsHoliday && target.holiday && model !== null) point.holiday = target.holiday;
       return point;
     });
-    const reasons: string[] = [];
-    if (missingProfile === targets.length) {
-      reasons.push(
-        `not enough history: the hour-of-week profile has fewer than ${PROFILE_MIN_SAMPLES} samples for the coming hours (about two weeks of readings are needed), so no model forecast is published`,
-      );
-    } else if (missingProfile > 0) {
-      reasons.push(
-        `not enough history for ${missingProfile} of ${targets.length} points: their hours have fewer than ${PROFILE_MIN_SAMPLES} samples in the hour-of-week profile`,
-      );
-    }
-    if (priorPoints > 0) {
-      reasons.push(
-        `${priorPoints} of ${targets.length} points start from CBP's typical wait, where this lane's own hour-of-week profile is thin (blended toward our own as its samples accrue)`,
-      );
-    }
+    const thin =
+      missingProfile === 0
+        ? null
+        : missingProfile === targets.length
+          ? `not enough history: the hour-of-week profile has fewer than ${PROFILE_MIN_SAMPLES} samples for the coming hours (about two weeks of readings are needed)${prior ? ' and CBP publishes no typical wait for them' : " and no typical wait of CBP's is known for this lane (port-typical-waits)"}, so no model forecast is published`
+          : `not enough history for ${missingProfile} of ${targets.length} points: their hours have fewer than ${PROFILE_MIN_SAMPLES} samples in the hour-of-week profile`;
+    const started =
+      fromPrior + blendedPoints === 0
+        ? null
+        : fromPrior === targets.length - missingProfile
+          ? `the model starts from CBP's typical wait (port-typical-waits): our own history has fewer than ${PROFILE_MIN_SAMPLES} samples for these hours`
+          : `the model blends CBP's typical wait with our own hour-of-week profile, weighted by sample count (CBP counts as ${PRIOR_WEIGHT_SAMPLES} samples) for ${fromPrior + blendedPoints} of ${targets.length} points${fromPrior > 0 ? `, ${fromPrior} of them from CBP's alone` : ''}`;
     lanes.push({
       ...laneInput.lane,
       reading: { delayMinutes: latest.delayMinutes, observedAt: new Date(latest.atMs).toISOString() },
-      reason: reasons.length === 0 ? null : reasons.join('; '),
+      reason: [started, thin].filter((part) => part !== null).join('; ') || null,
+      ...(fromPrior + blendedPoints > 0
+        ? { base: fromPrior > 0 && blendedPoints === 0 ? 'cbp-typical' : 'blend' }
+        : {}),
       points,
     });
   }

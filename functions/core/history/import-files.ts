@@ -10,7 +10,11 @@
 import { parse } from 'csv-parse/sync';
 import { getPort } from '../catalogue/catalogue.ts';
 import { DIRECTIONS, LANE_STATUSES, LANES, MODES, OBSERVATION_CSV_COLUMNS, SOURCES } from '../model.ts';
-import { zonedToUtc } from '../time.ts';
+import {
+  CascadeGatewayFormatError,
+  type CascadeGatewaySeries,
+  parseCascadeGatewayCsv,
+} from './cascade-gateway.ts';
 import type { ImportReading } from './import.ts';
 
 /** A file the import refuses: the message names the line (1 = the header) and the fix. */
@@ -140,75 +144,43 @@ export interface CascadeLane {
   lane: ImportReading['lane'];
 }
 
-const CASCADE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})(?::(\d{2}))?$/;
-
 /**
- * Reads the Cascade Gateway Border Data Warehouse's hourly CSV (`Group Starts,Avg - Delay (...)`,
- * then `YYYY-MM-DD HH:MM:SS,minutes`): each row is the average delay of the hour starting at that
- * port-local wall-clock time, read in the port's zone. An empty value is a missing measurement:
- * no wait, never 0. The spring-forward row names an hour that did not exist (its value is empty);
- * the repeated autumn hour appears once.
+ * Reads the Cascade Gateway Border Data Warehouse's hourly CSV through the warehouse reader
+ * (cascade-gateway.ts), in the port's own zone. Each row is the average of the hour that starts at
+ * its wall-clock time, so its reading is placed at that start: it lands in the hour it covers, as
+ * the file's own grid says. Rows without a value (missing measurements, the hour the spring clock
+ * skips) are counted as skipped, never read as 0.
  */
-export function readCascadeGatewayCsv(text: string, lane: CascadeLane): ImportReading[] {
+export function readCascadeGatewayCsv(
+  text: string,
+  lane: CascadeLane,
+): { readings: ImportReading[]; skipped: number } {
   const port = getPort(lane.portId);
   if (!port) {
     throw new ImportInputError(
       `line 1: --port ${lane.portId} is not a catalogued port; name the CBP port the file measures (Peace Arch is 300402)`,
     );
   }
-  const all = csvRecords(text);
-  const header = all[0];
-  if (header?.fields[0]?.trim() !== 'Group Starts' || !/^Avg - Delay/.test(header?.fields[1]?.trim() ?? '')) {
-    throw new ImportInputError(
-      `line 1: the header is not "Group Starts,Avg - Delay (<series>)"; export the hourly average delay from the Border Data Warehouse, or use --format export`,
-    );
+  let series: CascadeGatewaySeries;
+  try {
+    series = parseCascadeGatewayCsv(text, port.timeZone);
+  } catch (error: unknown) {
+    if (error instanceof CascadeGatewayFormatError) throw new ImportInputError(error.message);
+    throw error;
   }
-  const readings: ImportReading[] = [];
-  for (const { line, fields } of all.slice(1)) {
-    if (fields.length !== 2) {
-      throw new ImportInputError(
-        `line ${line}: ${fields.length} fields where the file has 2 (time, minutes); fix the row or drop it`,
-      );
-    }
-    const time = (fields[0] ?? '').trim();
-    const match = CASCADE_TIME.exec(time);
-    if (!match) {
-      throw new ImportInputError(
-        `line ${line}: time "${time}" is not YYYY-MM-DD HH:MM:SS (port-local); fix it or drop the row`,
-      );
-    }
-    const [year, month, day, hour, minute] = match.slice(1, 6).map(Number) as [
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
-    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59) {
-      throw new ImportInputError(
-        `line ${line}: time "${time}" is not a valid date and hour; fix it or drop the row`,
-      );
-    }
-    const value = (fields[1] ?? '').trim();
-    const delayMinutes = optionalNumber(value);
-    if (delayMinutes === undefined) {
-      throw new ImportInputError(
-        `line ${line}: delay "${value}" is not a number of minutes >= 0; leave it empty for a missing measurement`,
-      );
-    }
-    const atMs = zonedToUtc({ year, month, day, hour, minute }, port.timeZone);
-    readings.push({
+  return {
+    readings: series.readings.map((r) => ({
       portId: port.id,
       direction: lane.direction,
       mode: lane.mode,
       lane: lane.lane,
-      status: delayMinutes === null ? 'not-reported' : 'open',
-      delayMinutes,
+      status: 'open',
+      delayMinutes: r.delayMinutes,
       lanesOpen: null,
       maxLanes: null,
-      observedAt: new Date(atMs).toISOString(),
+      observedAt: new Date(r.startMs).toISOString(),
       source: lane.direction === 'into-us' ? 'cbp' : 'cbsa',
-    });
-  }
-  return readings;
+    })),
+    skipped: series.skipped.length,
+  };
 }

@@ -39,13 +39,16 @@ import type {
   ServiceEvent,
   Source,
 } from '../model.ts';
-import type {
-  Clock,
-  DocumentStore,
-  FeedSource,
-  HealthStore,
-  LatestStore,
-  ObservationStore,
+import {
+  type Clock,
+  type DocumentStore,
+  type FeedSource,
+  type HealthStore,
+  type LatestSighting,
+  type LatestStore,
+  latestKeyOf,
+  type ObservationStore,
+  resolveSightings,
 } from '../stores.ts';
 import { ZONE_FOR_ABBREVIATION } from '../time.ts';
 import { buildTypicalDocuments, emptyTypicalBody } from '../typical/typical-waits.ts';
@@ -131,7 +134,11 @@ const laneKey = (r: { portId: string; direction: string; mode: string; lane: str
  * the order of the lists stays the table's.
  */
 export function latestOnce(store: LatestStore): LatestStore {
-  let copy: { readings: Map<string, LatestReading>; ports: Map<string, LatestPortState> } | null = null;
+  let copy: {
+    readings: Map<string, LatestReading>;
+    ports: Map<string, LatestPortState>;
+    sightings: Map<Source, LatestSighting>;
+  } | null = null;
   const portKey = (p: LatestPortState) => `${p.portId}#${p.source}`;
   return {
     async all() {
@@ -140,9 +147,14 @@ export function latestOnce(store: LatestStore): LatestStore {
         copy = {
           readings: new Map(read.readings.map((r) => [laneKey(r), r])),
           ports: new Map(read.ports.map((p) => [portKey(p), p])),
+          sightings: new Map(read.sightings.map((s) => [s.source, s])),
         };
       }
-      return { readings: [...copy.readings.values()], ports: [...copy.ports.values()] };
+      return {
+        readings: [...copy.readings.values()],
+        ports: [...copy.ports.values()],
+        sightings: [...copy.sightings.values()],
+      };
     },
     async putReadings(readings) {
       await store.putReadings(readings);
@@ -158,6 +170,69 @@ export function latestOnce(store: LatestStore): LatestStore {
         else copy = null;
       }
     },
+    async putSighting(sighting) {
+      await store.putSighting(sighting);
+      if (copy === null) return;
+      copy.sightings.set(sighting.source, sighting);
+      for (const [key, r] of copy.readings) copy.readings.set(key, resolveSightings([r], [sighting])[0] ?? r);
+      for (const [key, p] of copy.ports) copy.ports.set(key, resolveSightings([p], [sighting])[0] ?? p);
+    },
+  };
+}
+
+/**
+ * An item's content, to tell whether it changed: every field but `fetchedAt` (which the source's
+ * sighting carries), with object keys sorted at every level (DynamoDB keeps no order in a map).
+ */
+function contentOf(item: LatestReading | LatestPortState): string {
+  return JSON.stringify(item, (key, value: unknown) => {
+    if (key === 'fetchedAt') return undefined;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
+}
+
+/**
+ * What one document writes to `latest`: the lanes and ports it carries forward whose content
+ * changed (the rest only move their source's sighting), the ones it stopped carrying, written once
+ * with the time they were last carried, and the sighting itself. Writing every carried item would
+ * cost a write per lane every cycle (about 700 write units) for the same readings.
+ */
+function latestWrites(
+  source: Source,
+  fetchedAt: string,
+  carried: { readings: readonly LatestReading[]; ports: readonly LatestPortState[] },
+  known: {
+    readings: readonly LatestReading[];
+    ports: readonly LatestPortState[];
+    sighting: LatestSighting | undefined;
+  },
+): { readings: LatestReading[]; ports: LatestPortState[]; sighting: LatestSighting } {
+  const absentBefore = new Set(known.sighting?.absent ?? []);
+  const absent: string[] = [];
+  const pick = <T extends LatestReading | LatestPortState>(now: readonly T[], before: readonly T[]): T[] => {
+    const beforeByKey = new Map(
+      before.filter((item) => item.source === source).map((item) => [latestKeyOf(item), item]),
+    );
+    const out: T[] = [];
+    for (const item of now) {
+      const key = latestKeyOf(item);
+      const stored = beforeByKey.get(key);
+      beforeByKey.delete(key);
+      if (!stored || contentOf(stored) !== contentOf(item)) out.push(item);
+    }
+    // Not carried: absent from now on. Its item is written once, when it goes absent, with the
+    // time the sighting gave it until now (no earlier sighting: every item holds its own time).
+    for (const [key, stored] of beforeByKey) {
+      absent.push(key);
+      if (known.sighting && !absentBefore.has(key)) out.push(stored);
+    }
+    return out;
+  };
+  return {
+    readings: pick(carried.readings, known.readings),
+    ports: pick(carried.ports, known.ports),
+    sighting: { source, fetchedAt, absent: absent.sort() },
   };
 }
 
@@ -359,7 +434,7 @@ async function store(
   deps: IngestDeps,
   documents: readonly { parsed: ParsedFeed; fetchedAt: number; health: FeedHealth }[],
 ): Promise<PromiseSettledResult<StoreResult>[]> {
-  const { readings: known, ports: knownPorts } = await deps.latest.all();
+  const { readings: known, ports: knownPorts, sightings } = await deps.latest.all();
   const knownByLane = new Map(known.map((r) => [laneKey(r), r]));
   const priorZones = new Map(knownPorts.map((p) => [`${p.source}#${p.portId}`, p.timeZone]));
   const touched = new Map<
@@ -435,19 +510,31 @@ async function store(
       );
       health.version = await deps.health.put(health);
 
-      // 4. Latest readings and port states, forward only.
-      const latest: LatestReading[] = parsed.readings
-        .filter((reading) => forward(reading))
-        .map((reading) => ({ ...reading, fetchedAt }));
-      await deps.latest.putReadings(latest);
-      const states: LatestPortState[] = parsed.ports
-        .filter((port) => portsForward.has(port.portId))
-        .map((port) => ({
-          ...port,
-          timeZone: zones.get(port.portId) ?? null,
+      // 4. Latest readings and port states, forward only, and only those that changed; then the
+      //    sighting that stands for the rest (last: a crash before it leaves the last one, whose
+      //    times are then those of the items as they were).
+      if (!older) {
+        const writes = latestWrites(
+          parsed.source,
           fetchedAt,
-        }));
-      await deps.latest.putPorts(states);
+          {
+            readings: parsed.readings
+              .filter((reading) => forward(reading))
+              .map((reading) => ({ ...reading, fetchedAt })),
+            ports: parsed.ports
+              .filter((port) => portsForward.has(port.portId))
+              .map((port) => ({ ...port, timeZone: zones.get(port.portId) ?? null, fetchedAt })),
+          },
+          {
+            readings: known,
+            ports: knownPorts,
+            sighting: sightings.find((s) => s.source === parsed.source),
+          },
+        );
+        await deps.latest.putReadings(writes.readings);
+        await deps.latest.putPorts(writes.ports);
+        await deps.latest.putSighting(writes.sighting);
+      }
       return { newObservations: fresh.length, ports, older };
     }),
   );

@@ -20,6 +20,7 @@ import {
   SOURCES,
 } from '../model.ts';
 import { problemType } from '../problems.ts';
+import { REASON_CODES } from './reason-codes.ts';
 
 const Timestamp = z.iso.datetime().describe('UTC, ISO 8601');
 
@@ -139,6 +140,7 @@ export const BODY_EXAMPLES = {
         reading: { delayMinutes: 45, observedAt: '2026-11-18T20:00:00.000Z' },
         method: 'model',
         reason: 'lowest mean absolute error over the last 28 days (n=2400)',
+        reasonCodes: ['champion-lowest-error'],
         points: [
           {
             at: '2026-11-18T20:15:00.000Z',
@@ -375,6 +377,17 @@ export const LaneForecastSchema = z
       .nullable()
       .describe('Method of every point (mixed: differs by horizon); null when nothing is published'),
     reason: z.string().nullable().describe('Why this method, or why no forecast'),
+    base: z
+      .enum(['cbp-typical', 'blend'])
+      .optional()
+      .describe(
+        "Present when the model started from CBP's typical wait (port-typical-waits) because our own history is thin: cbp-typical alone, or blend (weighted by our sample count)",
+      ),
+    reasonCodes: z
+      .array(z.enum(REASON_CODES))
+      .describe(
+        'The reason as stable codes, one per part of `reason`, for clients that say it in another language (`other`: a part without a code yet)',
+      ),
     points: z.array(ForecastPointSchema).describe('Empty when the lane has too little history or no reading'),
     skill: z.array(
       z.looseObject({

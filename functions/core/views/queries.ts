@@ -39,11 +39,11 @@ export const TypicalQuerySchema = z.object({
   port_id: PortIdSchema,
 });
 
+/** Whole hours, at least 1: the pattern itself refuses 0 (`0`, `00`), so the document says so too. */
 const HoursSchema = z
   .string()
-  .regex(/^\d{1,9}$/, 'an integer number of hours >= 1')
-  .transform(Number)
-  .refine((n) => n >= 1, 'an integer number of hours >= 1');
+  .regex(/^(?!0+$)\d{1,9}$/, 'an integer number of hours >= 1')
+  .transform(Number);
 
 export const ObservationsQuerySchema = z.object({
   port_id: PortIdSchema,

@@ -10,6 +10,8 @@ import { PORTS } from '../catalogue/catalogue.ts';
 import type { Border } from '../model.ts';
 import type { AveragesQuery, CurrentQuery, ForecastQuery, PortsQuery, TypicalQuery } from './queries.ts';
 
+/** Every published view document lives under this prefix of the data bucket (DOCUMENT_KEYS). */
+export const DOCUMENTS_PREFIX = 'v1/';
 const AVERAGES_FOLDER = 'v1/port-hourly-averages/';
 const FORECAST_FOLDER = 'v1/port-forecast/';
 const TYPICAL_FOLDER = 'v1/port-typical-waits/';
@@ -35,6 +37,8 @@ export const DOCUMENT_KEYS = {
   current: (withPorts: boolean) => `v1/port-current/${withPorts ? 'ports' : 'all'}.json`,
   averages: (name: string) => `${AVERAGES_FOLDER}${name}.json`,
   feedHealth: 'v1/feed-health.json',
+  /** The site's compact copy of `port-current?include=ports` (views.ts, siteCurrentBody). */
+  siteCurrent: 'v1/site-current.json',
   events: 'v1/events.json',
   forecast: (name: string) => `${FORECAST_FOLDER}${name}.json`,
   forecastSkill: 'v1/forecast-skill.json',

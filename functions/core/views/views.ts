@@ -218,6 +218,9 @@ export function buildSnapshotDocuments(input: ViewInput): BuiltDocument[] {
     ),
   );
   docs.push(
+    buildDocument(DOCUMENT_KEYS.siteCurrent, CACHE_CONTROL.current, siteCurrentBody(withPorts), generatedAt),
+  );
+  docs.push(
     buildDocument(
       DOCUMENT_KEYS.feedHealth,
       CACHE_CONTROL.feedHealth,
@@ -226,6 +229,54 @@ export function buildSnapshotDocuments(input: ViewInput): BuiltDocument[] {
     ),
   );
   return docs;
+}
+
+/** One lane in the site's compact document: `[direction, mode, lane, status, delayMinutes, lanesOpen, at, freshness]`. */
+export type SiteLane = [
+  LaneWait['direction'],
+  LaneWait['mode'],
+  LaneWait['lane'],
+  LaneWait['status'],
+  number | null,
+  number | null,
+  string,
+  LaneWait['freshness'],
+];
+
+/**
+ * The compact document the site's pages read (`/v1/site-current.json`): every port with what a
+ * page shows of it and each lane as one short array (`at` is the reading's own time, else when it
+ * was fetched). About a quarter of `port-current?include=ports`, so a phone on a slow network gets
+ * its first numbers sooner. Not an API view: its shape follows the site.
+ */
+export function siteCurrentBody(ports: readonly (PublishedPort & { current?: Current })[]) {
+  return {
+    ports: ports.map((port) => ({
+      id: port.id,
+      slug: port.slug,
+      name: port.name,
+      crossing: port.crossing,
+      border: port.border,
+      state: port.state,
+      city: port.city,
+      twinCity: port.twinCity ?? null,
+      location: port.location,
+      status: port.current?.status ?? 'open',
+      notice: port.current?.notice ?? null,
+      lanes: (port.current?.lanes ?? []).map(
+        (lane): SiteLane => [
+          lane.direction,
+          lane.mode,
+          lane.lane,
+          lane.status,
+          lane.delayMinutes,
+          lane.lanesOpen,
+          lane.observedAt ?? lane.fetchedAt,
+          lane.freshness,
+        ],
+      ),
+    })),
+  };
 }
 
 /** Feed health as the public sees it (no validators, no pending work, no write version). */

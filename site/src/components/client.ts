@@ -2,20 +2,74 @@
 import type { Current, LaneWait, PublishedPort } from '../../../functions/core/views/views';
 import type { Strings } from '../i18n';
 
-export type { LaneWait };
+export type { LaneWait, Strings };
 
-/** A port of `port-current?include=ports`, as the pages use it. */
+/** A count in words, through the language's plural rules (`1 sample`, `2 samples`). */
+export function plural(
+  lang: string,
+  forms: { one: string; other: string } & Partial<Record<Intl.LDMLPluralRule, string>>,
+  n: number,
+): string {
+  const rule = new Intl.PluralRules(lang).select(n);
+  return (forms[rule] ?? forms.other).replace('{n}', new Intl.NumberFormat(lang).format(n));
+}
+
+/** A port as the pages use it: from the site's compact document, lanes expanded. */
 export type CurrentPort = Pick<
   PublishedPort,
-  'id' | 'slug' | 'name' | 'crossing' | 'border' | 'hours' | 'location' | 'cbsaOffices'
+  'id' | 'slug' | 'name' | 'crossing' | 'border' | 'state' | 'city' | 'location'
 > & {
-  current: Current;
+  twinCity: string | null;
+  current: Pick<Current, 'status' | 'notice'> & { lanes: LaneWait[] };
 };
 
 export interface CurrentDoc {
   generatedAt: string;
-  count: number;
   ports: CurrentPort[];
+}
+
+type SiteLane = [
+  LaneWait['direction'],
+  LaneWait['mode'],
+  LaneWait['lane'],
+  LaneWait['status'],
+  number | null,
+  number | null,
+  string,
+  LaneWait['freshness'],
+];
+interface SiteDoc {
+  generatedAt: string;
+  ports: (Omit<CurrentPort, 'current'> & Pick<Current, 'status' | 'notice'> & { lanes: SiteLane[] })[];
+}
+
+/** The site's compact current document (`/v1/site-current.json`), kept for offline use. */
+export async function siteCurrent(): Promise<Fetched<CurrentDoc>> {
+  const fetched = await getJson<SiteDoc>('/v1/site-current.json', { keep: true });
+  const ports = fetched.body.ports.map(({ status, notice, lanes, ...port }) => ({
+    ...port,
+    current: {
+      status,
+      notice,
+      lanes: lanes.map(
+        ([direction, mode, lane, st, delayMinutes, lanesOpen, at, freshness]) =>
+          ({
+            direction,
+            mode,
+            lane,
+            status: st,
+            delayMinutes,
+            lanesOpen,
+            observedAt: at,
+            fetchedAt: at,
+            freshness,
+            maxLanes: null,
+            source: direction === 'into-us' ? 'cbp' : 'cbsa',
+          }) as LaneWait,
+      ),
+    },
+  }));
+  return { ...fetched, body: { generatedAt: fetched.body.generatedAt, ports } };
 }
 
 /** Reads the strings a page put in `data-strings` of an element. */
@@ -146,7 +200,11 @@ export function lanesRow(
     el('td', {}, label(t, lane.mode)),
     el('td', {}, label(t, lane.lane)),
     el('td', { class: 'num wait', 'data-status': lane.status }, waitText(t, lane)),
-    el('td', { class: 'num' }, lane.lanesOpen === null ? '—' : String(lane.lanesOpen)),
+    el(
+      'td',
+      { class: 'num', 'data-label': t.home.lanesOpen },
+      lane.lanesOpen === null ? '—' : String(lane.lanesOpen),
+    ),
     el('td', { class: 'num' }, ageText(t, lane.observedAt ?? lane.fetchedAt, nowMs)),
     el('td', { class: offline ? 'expired' : lane.freshness }, freshnessText(t, lane, offline)),
   );

@@ -61,8 +61,14 @@ describe('clientIpKey', () => {
   it('prefers the viewer header and falls back to the connection address', () => {
     expect(clientIpKey('[2001:db8:9:9::5]:443', '192.0.2.1')).toBe('2001:db8:9:9::/64');
     expect(clientIpKey(undefined, '192.0.2.1')).toBe('192.0.2.1');
-    expect(clientIpKey('garbage', '192.0.2.1')).toBe('192.0.2.1');
   });
+
+  it.each(['garbage', '', ':443', '999.1.1.1:80', '[::g]:1', 'unknown'])(
+    'an unparseable viewer header %j counts in the shared unknown bucket, not as the edge address',
+    (viewer) => {
+      expect(clientIpKey(viewer, '192.0.2.1')).toBe('unknown');
+    },
+  );
 });
 
 describe('clientIpOf (api and mcp functions alike)', () => {
@@ -73,7 +79,8 @@ describe('clientIpOf (api and mcp functions alike)', () => {
     ['[2001:db8::1]:443', '198.51.100.1', '2001:db8::1'],
     ['203.0.113.7', '198.51.100.1', '203.0.113.7'],
     [undefined, '198.51.100.1', '198.51.100.1'],
-    ['', '198.51.100.1', '198.51.100.1'],
+    ['', '198.51.100.1', 'unknown'],
+    ['not an address', '198.51.100.1', 'unknown'],
     [undefined, undefined, 'unknown'],
     [undefined, '', 'unknown'],
   ])('viewer address %j, source %j -> %s', (viewer, source, expected) => {

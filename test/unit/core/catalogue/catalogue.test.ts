@@ -11,7 +11,7 @@ import {
 import { DIRECTIONS } from '../../../../functions/core/model.ts';
 import { matchPort } from '../../../../functions/core/views/port-directory.ts';
 
-const capturesDir = fileURLToPath(new URL('../../../../shared/fixtures/feeds/', import.meta.url));
+const capturesDir = fileURLToPath(new URL('../../../../../shared/fixtures/feeds/', import.meta.url));
 const haveCaptures = existsSync(capturesDir);
 const readCapture = (name: string): string => readFileSync(`${capturesDir}${name}`, 'utf8');
 

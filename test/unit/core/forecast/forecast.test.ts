@@ -162,6 +162,7 @@ describe('a lane with too little history', () => {
     expect(body.lanes[0]?.points).toEqual([]);
     expect(body.lanes[0]?.method).toBeNull();
     expect(body.lanes[0]?.reason).toMatch(/not enough history/);
+    expect(body.lanes[0]?.reasonCodes).toEqual(['not-enough-history']);
   });
 
   it('publishes only the points whose hours have history, and says how many lack it', () => {
@@ -175,6 +176,7 @@ describe('a lane with too little history', () => {
     const published = body.lanes[0]?.points.map((p) => p.horizonMinutes);
     expect(published).toEqual([15, 30, 45, 60]);
     expect(body.lanes[0]?.reason).toMatch(/not enough history for 23 of 27 points/);
+    expect(body.lanes[0]?.reasonCodes?.[0]).toBe('partial-history');
   });
 
   it('gives a lane with no reading in 3 hours nothing, with the reason', () => {

@@ -7,8 +7,8 @@ import {
   type LaneReading,
   levelBand,
   PRIOR_WEIGHT_SAMPLES,
-  priorsFrom,
   profileFromAverages,
+  profileFromTypical,
 } from '../../../../functions/core/forecast/forecast.ts';
 import { learnerOf, type PortRecord, quantilerOf } from '../../../../functions/core/forecast/skill.ts';
 import type { HourlyAverage } from '../../../../functions/core/model.ts';
@@ -57,7 +57,7 @@ function issue(
 }
 
 const typical = (minutes: number) =>
-  priorsFrom(
+  profileFromTypical(
     Array.from({ length: 168 }, (_, i) => ({
       ...LANE,
       dayOfWeek: Math.floor(i / 24),
@@ -78,7 +78,7 @@ describe('a prior profile (CBP typical waits) where the lane has little history'
     const point = lane?.points.find((p) => p.horizonMinutes === 120);
     expect(point?.model?.[0]).toBe(20);
     expect(point?.prior).toBe('typical');
-    expect(lane?.reason).toMatch(/start from CBP's typical wait/);
+    expect(lane?.reason).toMatch(/starts from CBP's typical wait/);
   });
 
   it('blends toward the own profile as its samples accrue', () => {
