@@ -76,6 +76,8 @@ export interface LearnedHorizon {
   /** Weights of [today's anomaly, its change over the hour before, the anomaly at T a day earlier]. */
   weights: readonly [number, number, number];
   centre: Centre;
+  /** Whether the median correction scored better than none on the lane's record (else it is left out). */
+  corrected?: boolean;
 }
 
 /** The weights before anything is learned: a fading anomaly, no trend, no day-earlier term. */
@@ -304,6 +306,8 @@ export interface PointBasis {
   x: [number, number, number] | null;
   /** The lane's own mean and median profile at T (null when either is missing). */
   centres: [number, number] | null;
+  /** The model's value with the median correction (published when the record says it helps). */
+  corrected?: number;
 }
 
 export interface IssuedPoint {
@@ -541,11 +545,13 @@ export function issuePort(input: PortForecastInput): IssuedPort {
         // The baseline stays our own profile: CBP's typical wait is only where the model starts.
         profile: Number.isFinite(typical) ? typical : null,
       };
+      const correct = learned(target.h).corrected === true;
       const triple = (method: Method): Triple | null => {
         const value = values[method];
-        return value === null
-          ? null
-          : intervalFor(value, input.quantiles(key, target.h, method, levelBand(value)), method === 'model');
+        if (value === null) return null;
+        const quantiles = input.quantiles(key, target.h, method, levelBand(value));
+        if (method === 'model' && basis) basis.corrected = intervalFor(value, quantiles, true)[0];
+        return intervalFor(value, quantiles, method === 'model' && correct);
       };
       const point: IssuedPoint = {
         horizonMinutes: target.h,

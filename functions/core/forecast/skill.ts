@@ -70,6 +70,8 @@ export interface Tally {
   reg?: number[];
   /** The model's profile centres scored at the target: `[|actual - mean|, |actual - median|, n]` (tenths). */
   ctr?: number[];
+  /** The model without and with its median correction: `[|actual - raw|, |actual - corrected|, n]` (tenths). */
+  cor?: number[];
 }
 
 /** Per lane key, per horizon (minutes, as a string), per series. */
@@ -115,7 +117,7 @@ function addHistogram(into: ErrorHistogram, from: ErrorHistogram, sign: number):
 /** `into[i] += sign * from[i]` over a stored sum array (created when missing). */
 function addSums(
   into: Tally,
-  field: 'lvn' | 'lvc' | 'reg' | 'ctr',
+  field: 'lvn' | 'lvc' | 'reg' | 'ctr' | 'cor',
   from: readonly number[] | undefined,
   sign: number,
 ) {
@@ -134,6 +136,7 @@ function addTally(into: Tally, from: Tally, sign: number): void {
   addSums(into, 'lvc', from.lvc, sign);
   addSums(into, 'reg', from.reg, sign);
   addSums(into, 'ctr', from.ctr, sign);
+  addSums(into, 'cor', from.cor, sign);
   addHistogram(into.hist, from.hist, sign);
   if (from.bands) {
     const bands = into.bands ?? [];
@@ -246,6 +249,13 @@ function score(
     for (let i = 0; i < terms.length; i++) reg[i] = (reg[i] ?? 0) + (terms[i] ?? 0);
     tally.reg = reg;
   }
+  if (basis.corrected !== undefined) {
+    const cor = tally.cor ?? [0, 0, 0];
+    cor[0] = (cor[0] ?? 0) + Math.abs(tenths(actual) - tenths(basis.raw));
+    cor[1] = (cor[1] ?? 0) + Math.abs(tenths(actual) - tenths(basis.corrected));
+    cor[2] = (cor[2] ?? 0) + 1;
+    tally.cor = cor;
+  }
   if (basis.centres) {
     const ctr = tally.ctr ?? [0, 0, 0];
     ctr[0] = (ctr[0] ?? 0) + Math.abs(tenths(actual) - tenths(basis.centres[0]));
@@ -350,6 +360,13 @@ export function figuresOf(tally: Tally | undefined, levels = false): SkillFigure
   };
 }
 
+/**
+ * A more complex method replaces a simpler one as champion only when its MAE is lower by this
+ * share: between methods within it, the simpler one is published (a lane's champion does not
+ * flip on noise, and a model no better than its profile is not served in its place).
+ */
+export const CHAMPION_MARGIN = 0.05;
+
 /** Preference among equal MAEs: the simpler method wins. */
 const TIE_ORDER: readonly Method[] = ['persistence', 'profile', 'model'];
 
@@ -375,7 +392,8 @@ export function championOf(
     const tally = series[method];
     if (!available.includes(method) || !tally || tally.n === 0) continue;
     const mae = tally.abs / tally.n;
-    if (mae < bestMae) {
+    // A method more complex than the best so far must beat it clearly, not by noise.
+    if (mae < bestMae * (1 - CHAMPION_MARGIN)) {
       best = method;
       bestMae = mae;
     }
@@ -532,9 +550,12 @@ export function learnerOf(record: PortRecord): (lane: string, h: number) => Lear
       pooledWeights.set(h, pooled);
     }
     const own = record[lane]?.[String(h)]?.model;
+    const cor = own?.cor;
     const learned: LearnedHorizon = {
       weights: fitWeights(own?.reg, pooled),
       centre: centreOf(record[lane]?.['60']?.model?.ctr) ?? portCentreOf(60),
+      // The median correction earns its place on the lane's record (it is left out before).
+      corrected: !!cor && (cor[2] ?? 0) >= MIN_N && (cor[1] ?? 0) < (cor[0] ?? 0),
     };
     cache.set(key, learned);
     return learned;
