@@ -1,6 +1,6 @@
 /**
  * `npm run import`: imports wait-time history into the rollups (and so the hourly averages and the
- * forecast profile) exactly as if it had been ingested; readings of the last 13 days also into the
+ * forecast profile) exactly as if it had been ingested; readings of the last 14 days also into the
  * observations. The whole file is checked before anything is written; a second import of the same
  * file changes nothing; the affected ports' averages documents are republished at once.
  *

@@ -20,6 +20,7 @@ import { createKeyStore } from '../functions/adapters/dynamo/keys.ts';
 import { generateKey, newKeyRecord } from '../functions/core/access/keys.ts';
 import type { SourceOutcome } from '../functions/core/ingest/ingest.ts';
 import { devLogin } from '../infra/local/dev-idp-login.ts';
+import { startPushService } from '../infra/local/push-service.ts';
 import { startSimulator } from '../infra/local/simulator/server.ts';
 import { SITE_DIST } from '../infra/local/site-upload.ts';
 import { startLocal } from '../infra/local/start-local.ts';
@@ -27,7 +28,7 @@ import { TABLES } from '../infra/manifest.ts';
 import { compare, faultRound, outcomeText, type ScheduledFault, snapshot } from './soak/faults.ts';
 import { anonymousRss, type ProcessSample, sampleProcess } from './soak/process.ts';
 import { startHangingReceiver } from './soak/receiver.ts';
-import { LatencyHistogram, Tally } from './soak/stats.ts';
+import { increment, LatencyHistogram, Tally } from './soak/stats.ts';
 import { Traffic } from './soak/traffic.ts';
 
 const USAGE = `usage: npm run soak -- --minutes N [--rate R]
@@ -122,6 +123,10 @@ const log = (line: string) => {
 };
 
 const receiver = await startHangingReceiver();
+// Travellers' push alerts go to a stand-in push service on loopback TLS with a CA of its own; it
+// verifies each message's VAPID signature and decrypts it. One new subscription in ten hangs and
+// one in ten is gone (410), as real push services sometimes are.
+const push = await startPushService();
 const simulator = await startSimulator({});
 const dataDir = await mkdtemp(join(tmpdir(), 'border-waits-soak-'));
 const UNLIMITED = '1000000';
@@ -134,7 +139,11 @@ const service = await startLocal({
   // each fault window can wait for a cycle that started after the fault was set.
   ingestIntervalSeconds: 0,
   log,
+  pushCa: push.ca.caPem,
   env: {
+    PUSH_SERVICE_HOSTS: push.host,
+    PUSH_SUBSCRIPTIONS_PER_HOUR: '1000000',
+    PUSH_TIMEOUT_MS: '2000',
     FEED_TIMEOUT_MS: String(FEED_TIMEOUT_MS),
     FEED_MAX_BYTES: String(FEED_MAX_BYTES),
     // The hanging receiver listens on loopback: allowed in development only.
@@ -286,9 +295,30 @@ try {
     [portOf(service.issuer)]: 'idp',
     [portOf(simulator.url)]: 'simulator',
     [portOf(receiver.url)]: 'webhook',
+    [portOf(push.origin)]: 'push-service',
+  };
+  const vapidKey = (
+    (await (await fetch(`${service.url}/push/vapid-public-key`)).json()) as { publicKey: string }
+  ).publicKey;
+  let subscriptions = 0;
+  const pushSubscription = () => {
+    const subscription = push.subscribe(vapidKey);
+    // The first of every ten hangs, the second is gone.
+    if (subscriptions % 10 === 0) push.answer(subscription.endpoint, 'hang');
+    else if (subscriptions % 10 === 1) push.answer(subscription.endpoint, 'gone');
+    subscriptions += 1;
+    return subscription;
   };
   const traffic = new Traffic(
-    { url: service.url, mcpUrl: service.mcpUrl, apiKey, tokens, portIds, sitePaths: sitePaths() },
+    {
+      url: service.url,
+      mcpUrl: service.mcpUrl,
+      apiKey,
+      tokens,
+      portIds,
+      sitePaths: sitePaths(),
+      pushSubscription,
+    },
     tally,
     { rate },
   );
@@ -439,6 +469,21 @@ try {
     `hanging webhook: ${alertIds.length} alerts, ${firings.length} firings (${firings.filter((f) => f.delivery.status === 'failed').length} failed deliveries), ${receiver.received()} requests received and never answered`,
   );
 
+  // What the stand-in push service saw: every message verified and decrypted, or refused as told.
+  const pushRefusals = push.refusals();
+  const refusedByStatus = new Map<number, number>();
+  for (const refusal of pushRefusals) increment(refusedByStatus, refusal.status);
+  const unexpected = pushRefusals.filter((r) => r.status !== 410);
+  console.log(
+    `push: ${traffic.pushAlerts.created} alerts created, ${traffic.pushAlerts.renewed} renewed, ${traffic.pushAlerts.deleted} deleted; ${push.messages().length} messages verified and decrypted by the stand-in push service; answered 410 (gone): ${refusedByStatus.get(410) ?? 0}; left hanging: ${push.hung()}`,
+  );
+  if (unexpected.length > 0)
+    failures.push(
+      `${unexpected.length} push messages refused by the push service (${unexpected[0]?.reason})`,
+    );
+  if (traffic.pushAlerts.created > 0 && push.messages().length === 0)
+    failures.push('no push message was delivered');
+
   console.log(
     '\nmemory and descriptors (quiet window: traffic and ingest paused 7 s, 5 samples after a forced GC)',
   );
@@ -546,6 +591,7 @@ try {
   await service.stop();
   await simulator.stop();
   await receiver.stop();
+  await push.stop();
   await rm(dataDir, { recursive: true, force: true });
 }
 process.exit(exitCode);

@@ -28,6 +28,8 @@ export function offline() {
           mode: 'production',
           sourcemap: false,
           inlineWorkboxRuntime: true,
+          // Web Push alerts: the push and notificationclick handlers (public/push-sw.js).
+          importScripts: ['push-sw.js'],
           skipWaiting: true,
           clientsClaim: true,
           cleanupOutdatedCaches: true,

@@ -16,7 +16,7 @@ import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../c
 import { INGEST_TIMEOUT_SECONDS } from '../contract.ts';
 import { evaluateAllAlerts } from '../core/alerts/evaluate.ts';
 import { vapidKeysOf } from '../core/alerts/push.ts';
-import { runIngestCycle, type SourceOutcome } from '../core/ingest/ingest.ts';
+import { latestOnce, runIngestCycle, type SourceOutcome } from '../core/ingest/ingest.ts';
 import { withLease } from '../core/ingest/lease.ts';
 import { METRIC_NAMES } from '../core/metrics.ts';
 import { currentSecret, type SecretSource } from '../core/secrets.ts';
@@ -100,8 +100,12 @@ export function createIngestHandler(
         now: Date.now,
       },
       async () => {
+        // `latest` read once for the cycle and the alerts after it (this lease holder is its only
+        // writer, and the copy follows every write that succeeded): one Scan a cycle, not two.
+        const latest = latestOnce(stores.latest);
         const outcomes = await runIngestCycle({
           ...stores,
+          latest,
           sources,
           clock,
           log,
@@ -112,7 +116,7 @@ export function createIngestHandler(
         const left = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
         // One engine for both kinds of alert: the readings read once, one deadline for deliveries.
         await evaluateAllAlerts({
-          latest: stores.latest,
+          latest,
           clock,
           log,
           deadlineMs: Math.max(0, Math.min(config.ALERT_DELIVERY_DEADLINE_MS, left - ALERT_MARGIN_MS)),

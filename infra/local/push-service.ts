@@ -202,6 +202,8 @@ export interface PushServiceStandIn {
   answer(endpoint: string, how: PushAnswer): void;
   /** Requests received and held unanswered now. */
   held(): number;
+  /** Requests held unanswered since the start (each ended by its sender). */
+  hung(): number;
   stop(): Promise<void>;
 }
 
@@ -222,6 +224,7 @@ export async function startPushService(
   const refused: { endpoint: string; status: number; reason: string }[] = [];
   const open = new Set<ServerResponse>();
   let origin = '';
+  let hung = 0;
 
   const refuse = (response: ServerResponse, endpoint: string, status: number, reason: string) => {
     refused.push({ endpoint, status, reason });
@@ -235,6 +238,7 @@ export async function startPushService(
     if (!subscription) return refuse(response, endpoint, 404, 'no such subscription');
     if (subscription.answer === 'gone') return refuse(response, endpoint, 410, 'subscription expired');
     if (subscription.answer === 'hang') {
+      hung += 1;
       open.add(response);
       response.once('close', () => open.delete(response));
       return;
@@ -351,6 +355,7 @@ export async function startPushService(
       subscription.answer = how;
     },
     held: () => open.size,
+    hung: () => hung,
     stop: () =>
       new Promise<void>((done) => {
         server.close(() => {

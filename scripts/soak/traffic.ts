@@ -26,7 +26,27 @@ export interface TrafficTarget {
   portIds: readonly string[];
   /** Site paths (HTML pages) to fetch. */
   sitePaths: readonly string[];
+  /**
+   * A new browser push subscription on the stand-in push service (what PushManager.subscribe
+   * gives); unset: no push traffic.
+   */
+  pushSubscription?: () => { endpoint: string; keys: { p256dh: string; auth: string } };
 }
+
+/** Push alerts the traffic made and has not deleted yet (their delete tokens). */
+interface HeldPushAlert {
+  id: string;
+  token: string;
+}
+
+/** San Ysidro's lanes a push alert may watch. */
+const PUSH_LANES = [
+  ['passenger', 'standard'],
+  ['passenger', 'sentri'],
+  ['passenger', 'ready'],
+  ['pedestrian', 'standard'],
+  ['commercial', 'fast'],
+] as const;
 
 type Identity = 'anonymous' | 'pro' | 'business';
 
@@ -133,6 +153,7 @@ export class Traffic {
     if (roll < 65) return this.#mcp('mcp-anonymous', 'anonymous');
     if (roll < 77) return this.#mcp('mcp-signed', Math.random() < 0.5 ? 'pro' : 'business');
     if (roll < 83) return this.#mcpBatch();
+    if (roll < 86 && this.#target.pushSubscription) return this.#push();
     if (roll < 94) return this.#http('site', pick(this.#target.sitePaths));
     return this.#http(
       'rss',
@@ -272,6 +293,82 @@ export class Traffic {
         const tag = response.headers.get('etag');
         if (response.ok && tag) this.#etags.set(etagKey, tag);
         return response.status >= 500 ? `${response.status} ${path}: ${text.slice(0, 160)}` : null;
+      },
+    );
+  }
+
+  /** Counts of push alerts made and deleted by the traffic. */
+  readonly pushAlerts = { created: 0, deleted: 0, renewed: 0 };
+  readonly #held: HeldPushAlert[] = [];
+
+  /**
+   * A traveller's push alert: made (most below 240 minutes, so the next ingest sends it), renewed,
+   * or deleted (the oldest first, so about 30 stay live), and now and then a refused one (400).
+   */
+  #push(): Promise<void> {
+    const roll = Math.random();
+    const oldest = this.#held[0];
+    if (oldest && (this.#held.length > 30 || roll < 0.3)) {
+      this.#held.shift();
+      return this.#request(
+        'push',
+        `${this.#target.url}/push/subscriptions/${oldest.id}`,
+        { method: 'DELETE', headers: { authorization: `Bearer ${oldest.token}` } },
+        async (response) => {
+          await response.text();
+          if (response.status === 204) this.pushAlerts.deleted += 1;
+          // 404: its push service answered 410 and the service forgot it.
+          return response.status === 204 || response.status === 404
+            ? null
+            : `DELETE ${oldest.id}: ${response.status}`;
+        },
+      );
+    }
+    if (oldest && roll < 0.4) {
+      return this.#request(
+        'push',
+        `${this.#target.url}/push/subscriptions/${oldest.id}`,
+        { method: 'PUT', headers: { authorization: `Bearer ${oldest.token}` } },
+        async (response) => {
+          await response.text();
+          if (response.status === 200) this.pushAlerts.renewed += 1;
+          return response.status === 200 || response.status === 404
+            ? null
+            : `PUT ${oldest.id}: ${response.status}`;
+        },
+      );
+    }
+    const subscription = this.#target.pushSubscription?.();
+    if (!subscription) return Promise.resolve();
+    const [mode, lane] = pick(PUSH_LANES);
+    const refused = roll > 0.95;
+    const body = {
+      subscription: refused ? { ...subscription, endpoint: 'https://push.example.net/x' } : subscription,
+      alert: {
+        port_id: '250401',
+        direction: 'into-us',
+        mode,
+        lane,
+        below_minutes: Math.random() < 0.8 ? 240 : between(5, 60),
+        ...(Math.random() < 0.2 ? { quiet: { from: '22:00', to: '06:00' } } : {}),
+      },
+      lang: pick(['en', 'es', 'fr']),
+    };
+    return this.#request(
+      'push',
+      `${this.#target.url}/push/subscriptions`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      async (response) => {
+        const text = await response.text();
+        if (response.status === 201) {
+          const created = JSON.parse(text) as HeldPushAlert;
+          this.#held.push({ id: created.id, token: created.token });
+          this.pushAlerts.created += 1;
+          return null;
+        }
+        return response.status === (refused ? 400 : 201)
+          ? null
+          : `POST: ${response.status} ${text.slice(0, 160)}`;
       },
     );
   }

@@ -261,6 +261,34 @@ const en = {
   docs: {
     title: 'API and MCP documentation',
   },
+  push: {
+    title: 'Wait alerts on this device',
+    intro:
+      'Get a notification when the wait drops below your threshold: once per dip, only for a fresh reading. No account: the alert belongs to this browser.',
+    mineIntro: 'Set an alert for one of My crossings.',
+    mineNone: 'Star a crossing (☆) to set an alert for it here.',
+    port: 'Crossing',
+    lane: 'Lane',
+    below: 'Notify me when the wait is below (minutes)',
+    quiet: 'Quiet hours (no notification)',
+    quietFrom: 'From',
+    quietTo: 'To',
+    submit: 'Notify me',
+    held: 'Alerts on this device',
+    none: 'No alert on this device yet.',
+    delete: 'Delete',
+    belowShort: 'below {n} min',
+    quietShort: 'quiet {from}–{to}',
+    working: 'Setting the alert…',
+    done: 'Alert set: {alert}.',
+    deleted: 'Alert deleted.',
+    denied: 'Notifications are blocked for this site: allow them in the browser settings, then try again.',
+    unsupported:
+      'This browser cannot receive push notifications. On an iPhone or iPad, add this site to the Home Screen first.',
+    pickLane: 'Choose a crossing and a lane.',
+    badBelow: 'Enter a whole number of minutes from 1 to 240.',
+    failed: 'The alert could not be set: {detail}',
+  },
 };
 
 export type Strings = typeof en;
@@ -525,6 +553,35 @@ const es: Strings = {
   docs: {
     title: 'Documentación de la API y MCP',
   },
+  push: {
+    title: 'Alertas de espera en este dispositivo',
+    intro:
+      'Reciba una notificación cuando la espera baje de su umbral: una vez por bajada, solo con una lectura reciente. Sin cuenta: la alerta pertenece a este navegador.',
+    mineIntro: 'Cree una alerta para uno de Mis cruces.',
+    mineNone: 'Marque un cruce con la estrella (☆) para crear aquí una alerta.',
+    port: 'Cruce',
+    lane: 'Carril',
+    below: 'Avisarme cuando la espera baje de (minutos)',
+    quiet: 'Horas de silencio (sin notificación)',
+    quietFrom: 'Desde',
+    quietTo: 'Hasta',
+    submit: 'Avisarme',
+    held: 'Alertas en este dispositivo',
+    none: 'Todavía no hay alertas en este dispositivo.',
+    delete: 'Eliminar',
+    belowShort: 'menos de {n} min',
+    quietShort: 'silencio {from}–{to}',
+    working: 'Creando la alerta…',
+    done: 'Alerta creada: {alert}.',
+    deleted: 'Alerta eliminada.',
+    denied:
+      'Las notificaciones están bloqueadas para este sitio: permítalas en la configuración del navegador e inténtelo de nuevo.',
+    unsupported:
+      'Este navegador no puede recibir notificaciones push. En un iPhone o iPad, agregue primero este sitio a la pantalla de inicio.',
+    pickLane: 'Elija un cruce y un carril.',
+    badBelow: 'Escriba un número entero de minutos entre 1 y 240.',
+    failed: 'No se pudo crear la alerta: {detail}',
+  },
 };
 
 const frenchText: Strings = {
@@ -788,6 +845,35 @@ const frenchText: Strings = {
   },
   docs: {
     title: 'Documentation de l’API et de MCP',
+  },
+  push: {
+    title: 'Alertes d’attente sur cet appareil',
+    intro:
+      'Recevez une notification quand l’attente passe sous votre seuil : une fois par baisse, seulement pour une lecture récente. Sans compte : l’alerte appartient à ce navigateur.',
+    mineIntro: 'Créez une alerte pour l’un de Mes passages.',
+    mineNone: 'Marquez un passage d’une étoile (☆) pour y créer une alerte ici.',
+    port: 'Passage',
+    lane: 'Voie',
+    below: 'Me prévenir quand l’attente passe sous (minutes)',
+    quiet: 'Heures de silence (pas de notification)',
+    quietFrom: 'De',
+    quietTo: 'À',
+    submit: 'Me prévenir',
+    held: 'Alertes sur cet appareil',
+    none: 'Aucune alerte sur cet appareil pour l’instant.',
+    delete: 'Supprimer',
+    belowShort: 'sous {n} min',
+    quietShort: 'silence {from}–{to}',
+    working: 'Création de l’alerte…',
+    done: 'Alerte créée : {alert}.',
+    deleted: 'Alerte supprimée.',
+    denied:
+      'Les notifications sont bloquées pour ce site : autorisez-les dans les réglages du navigateur, puis réessayez.',
+    unsupported:
+      'Ce navigateur ne peut pas recevoir de notifications push. Sur iPhone ou iPad, ajoutez d’abord ce site à l’écran d’accueil.',
+    pickLane: 'Choisissez un passage et une voie.',
+    badBelow: 'Entrez un nombre entier de minutes de 1 à 240.',
+    failed: 'L’alerte n’a pas pu être créée : {detail}',
   },
 };
 

@@ -548,6 +548,18 @@ describe('WAF', () => {
     });
     expect(stack.region).toBe('us-east-1');
   });
+  it("the WAF's 429 carries the author link and CORS, as every answer does", () => {
+    type Rule = { Action?: { Block?: { CustomResponse?: { ResponseHeaders?: unknown[] } } } };
+    const acl = Object.values(template.findResources('AWS::WAFv2::WebACL'))[0];
+    const rules = (acl?.Properties.Rules ?? []) as Rule[];
+    const headers = rules.flatMap((rule) => rule.Action?.Block?.CustomResponse?.ResponseHeaders ?? []);
+    expect(headers).toEqual(
+      expect.arrayContaining([
+        { Name: 'link', Value: '<https://border-waits.dev/>; rel="author"' },
+        { Name: 'access-control-allow-origin', Value: '*' },
+      ]),
+    );
+  });
 });
 
 describe('API Gateway', () => {

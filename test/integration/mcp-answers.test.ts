@@ -134,6 +134,24 @@ describe('times and time zones', () => {
   });
 });
 
+describe('exports', () => {
+  it('export_observations names each port’s time zone and says what it holds in a sentence', async () => {
+    const token = await tokenFor(stack, 'business');
+    const { body } = await callTool(
+      stack,
+      '2026-07-28',
+      'export_observations',
+      { port_ids: ['250401', '230401'], hours: 2, format: 'json' },
+      token,
+    );
+    expect(body?.result?.isError).toBeFalsy();
+    expect(body?.result?.structuredContent).toMatchObject({
+      timeZones: { '250401': 'America/Los_Angeles', '230401': 'America/Chicago' },
+    });
+    expect(textOf(body)).toMatch(/^\d+ observations of 250401, 230401 from \S+Z to \S+Z/);
+  });
+});
+
 describe('methods this server does not offer', () => {
   it.each(['2026-07-28'] as Era[])(
     'subscriptions/listen is refused with -32601 and a reason (%s)',

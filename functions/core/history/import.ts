@@ -1,7 +1,7 @@
 /**
  * Importing history (`npm run import`): the readings of a file go into the rollups, and so into the
  * hourly averages and the forecast profile, exactly as if they had been ingested, bucketed in the
- * port's own time zone. Readings of the last {@link ROLLUP_MAX_AGE_DAYS} days also go into the
+ * port's own time zone. Readings of the last 14 days ({@link RETENTION_HOURS}) also go into the
  * observations, and their hours are rebuilt from all observations as the ingest rebuilds them;
  * older ones become one contribution per lane and port-local date-hour, straight from the file.
  *
@@ -12,7 +12,15 @@
  */
 import { getPort } from '../catalogue/catalogue.ts';
 import { mapLimit } from '../concurrency.ts';
-import type { Direction, Lane, LaneStatus, Mode, Observation, Source } from '../model.ts';
+import {
+  type Direction,
+  type Lane,
+  type LaneStatus,
+  type Mode,
+  type Observation,
+  RETENTION_HOURS,
+  type Source,
+} from '../model.ts';
 import type { Clock, DocumentStore, ObservationStore } from '../stores.ts';
 import { buildAverageDocuments, JSON_CONTENT_TYPE } from '../views/views.ts';
 import {
@@ -20,7 +28,6 @@ import {
   contributionsOfDay,
   localBucketOf,
   localHourRange,
-  ROLLUP_MAX_AGE_DAYS,
   type RollupContribution,
   type RollupStore,
   type StoredParts,
@@ -82,7 +89,9 @@ export async function importReadings(
   skippedRows = 0,
 ): Promise<ImportSummary> {
   const nowMs = deps.clock.now();
-  const recentFrom = nowMs - ROLLUP_MAX_AGE_DAYS * 86_400_000;
+  // The observations' retention, from a whole hour on: every port-local hour (all catalogued zones
+  // are whole hours from UTC) is then wholly on one side, and one side only writes its rollup part.
+  const recentFrom = Math.ceil((nowMs - RETENTION_HOURS * 3_600_000) / 3_600_000) * 3_600_000;
   const summary: ImportSummary = {
     read: readings.length + skippedRows,
     written: 0,

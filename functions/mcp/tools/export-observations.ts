@@ -29,6 +29,9 @@ const OutputSchema = z.object({
   source: z.string(),
   format: z.enum(['csv', 'json']),
   ports: z.array(z.string()),
+  timeZones: z
+    .record(z.string(), z.string())
+    .describe("Each port's IANA time zone, by port id (observedAt, from and to are UTC)"),
   from: z.string(),
   to: z.string(),
   rows: z.number().int(),
@@ -103,6 +106,7 @@ export const exportObservationsTool = defineTool({
       source: 'stored observations of the CBP and CBSA feeds',
       format: input.format,
       ports: portIds,
+      timeZones: Object.fromEntries(ports.map((port) => [port.id, port.timeZone])),
       from,
       to,
       rows: rows.length,
@@ -111,7 +115,7 @@ export const exportObservationsTool = defineTool({
     if (bytes <= deps.settings.exportInlineMaxBytes) {
       return {
         structured: { ...summary, delivery: 'inline' as const, url: null, expiresAt: null },
-        text: `${rows.length} rows inline (${bytes} bytes).`,
+        text: `${rows.length} observations of ${portIds.join(', ')} from ${from} to ${to}, inline (${bytes} bytes).`,
         content: [
           { type: 'resource', resource: { uri: `border-waits://exports/${name}`, mimeType, text: body } },
         ],
@@ -123,7 +127,7 @@ export const exportObservationsTool = defineTool({
     const expiresAt = new Date(nowMs + ttl * 1000).toISOString();
     return {
       structured: { ...summary, delivery: 'link' as const, url, expiresAt },
-      text: `${rows.length} rows (${bytes} bytes); download before ${expiresAt}.`,
+      text: `${rows.length} observations of ${portIds.join(', ')} from ${from} to ${to} (${bytes} bytes); download them before ${expiresAt}.`,
       content: [
         { type: 'resource_link', uri: url, name, mimeType, size: bytes, description: `Expires ${expiresAt}` },
       ],

@@ -1,0 +1,207 @@
+/**
+ * Subscribing to and deleting a wait alert on a port page, in real headless Chromium against the
+ * local runtime. The only stand-in is at `PushManager`, the boundary that needs the internet (a
+ * browser's push service): its `subscribe` returns a subscription made by the stand-in push
+ * service on loopback TLS, bound to the VAPID key the page passed. Everything else is real: the
+ * page's script, the service worker registration, the notification permission, the edge, the api
+ * function, the ingest's delivery (decrypted by the stand-in), the service worker's `push` handler
+ * (a push delivered through the DevTools protocol shows the notification), and the deletion.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PushServiceStandIn } from '../../infra/local/push-service.ts';
+import type { TestStack } from '../integration/stack.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = new URL('../../', import.meta.url).pathname;
+const SITE = join(ROOT, 'site');
+const DIST_INDEX = join(SITE, 'dist/index.html');
+const AT = Date.parse('2026-11-18T20:10:00Z');
+const SLOW = 60_000;
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-sync',
+];
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (['dist', 'node_modules', '.astro'].includes(entry.name)) continue;
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function buildSiteIfStale(): void {
+  if (existsSync(DIST_INDEX) && statSync(DIST_INDEX).mtimeMs >= newestMtime(SITE)) return;
+  const result = spawnSync('npx', ['astro', 'build', '--root', 'site'], {
+    cwd: ROOT,
+    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1' },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`astro build failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+const skipReason = existsSync(CHROMIUM) ? '' : ` (skipped: ${CHROMIUM} is missing; apt-get install chromium)`;
+
+describe.skipIf(skipReason !== '')(
+  `push alerts on a port page in Chromium${skipReason}`,
+  { timeout: 240_000 },
+  () => {
+    let stack: TestStack;
+    let push: PushServiceStandIn;
+    let browser: Browser;
+    let publicKey: string;
+
+    beforeAll(async () => {
+      buildSiteIfStale();
+      const { startPushService } = await import('../../infra/local/push-service.ts');
+      const { startStack } = await import('../integration/stack.ts');
+      push = await startPushService();
+      stack = await startStack({
+        atMs: AT,
+        pushCa: push.ca.caPem,
+        env: { PUSH_SERVICE_HOSTS: push.host, EDGE_RATE_LIMIT_PER_MINUTE: '100000' },
+      });
+      await stack.service.ingestNow();
+      publicKey = (await stack.json<{ publicKey: string }>('/push/vapid-public-key')).body.publicKey;
+      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
+    }, 120_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await stack?.stop();
+      await push?.stop();
+    });
+
+    it('subscribes, lists, receives a message, and deletes the alert', async () => {
+      const subscription = push.subscribe(publicKey);
+      const origin = stack.service.url;
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      await context.grantPermissions(['notifications'], { origin });
+      // The stand-in at PushManager: subscribe() hands out the stand-in's subscription and records the
+      // key the page asked for; getSubscription() answers what subscribe() made; unsubscribe() forgets it.
+      await context.addInitScript(
+        ({ json }) => {
+          const state = globalThis as unknown as { pushCalls: string[]; unsubscribed: number };
+          state.pushCalls = [];
+          state.unsubscribed = 0;
+          const made = () => sessionStorage.getItem('stand-in-subscription') === 'yes';
+          const fake = {
+            endpoint: json.endpoint,
+            expirationTime: null,
+            options: { userVisibleOnly: true, applicationServerKey: null },
+            toJSON: () => json,
+            getKey: () => null,
+            unsubscribe: async () => {
+              sessionStorage.removeItem('stand-in-subscription');
+              state.unsubscribed += 1;
+              return true;
+            },
+          };
+          PushManager.prototype.subscribe = async function subscribe(options?: PushSubscriptionOptionsInit) {
+            state.pushCalls.push(String(options?.applicationServerKey));
+            sessionStorage.setItem('stand-in-subscription', 'yes');
+            return fake as unknown as PushSubscription;
+          };
+          PushManager.prototype.getSubscription = async function getSubscription() {
+            return (made() ? fake : null) as PushSubscription | null;
+          };
+        },
+        { json: subscription },
+      );
+      const page = await context.newPage();
+      page.setDefaultTimeout(SLOW);
+      await page.goto(`${origin}/ports/otay-mesa-passenger/`);
+      // The section is closed and its code not loaded until the traveller opens it.
+      await page.getByText('Wait alerts on this device').click();
+      const lane = page.locator('#push-lane');
+      await expect.poll(() => lane.locator('option').count(), { timeout: SLOW }).toBeGreaterThan(3);
+      expect(await lane.locator('option').allTextContents()).toContain('Into the US · Passenger · SENTRI');
+      await lane.selectOption('into-us|passenger|standard');
+      await page.getByLabel('Notify me when the wait is below (minutes)').fill('240');
+      const posted = page.waitForResponse((r) => r.url().endsWith('/push/subscriptions'));
+      await page.getByRole('button', { name: 'Notify me' }).click();
+      expect((await posted).status()).toBe(201);
+      await page.getByText(/^Alert set:/).waitFor();
+      const items = page.locator('#push-list li');
+      await expect.poll(() => items.count()).toBe(1);
+      expect(await items.first().textContent()).toContain(
+        'Otay Mesa (Passenger) · Into the US · Passenger · Standard · below 240 min',
+      );
+      expect(await page.evaluate(() => (globalThis as unknown as { pushCalls: string[] }).pushCalls)).toEqual(
+        [publicKey],
+      );
+
+      // The next ingest sends the dip to the stand-in, which checks the signature and decrypts it.
+      await stack.service.ingestNow();
+      const [message] = push.messages(subscription.endpoint);
+      if (!message) throw new Error('no message reached the push service');
+      expect(message.payload).toMatchObject({ url: '/ports/otay-mesa-passenger/', lang: 'en' });
+      expect(push.refusals()).toEqual([]);
+
+      // The service worker's push handler shows that message as a notification.
+      // Once the worker is active: a push delivered to a registration without one is dropped.
+      await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+      const cdp = await context.newCDPSession(page);
+      let registrationId = '';
+      cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations: list }) => {
+        const live = list.find((r: { isDeleted: boolean; scopeURL: string }) => !r.isDeleted);
+        if (live) registrationId = live.registrationId;
+      });
+      await cdp.send('ServiceWorker.enable');
+      await expect.poll(() => registrationId, { timeout: SLOW }).not.toBe('');
+      const shown = () =>
+        page.evaluate(async () => {
+          const registration = await navigator.serviceWorker.getRegistration('/');
+          const list = await registration?.getNotifications();
+          return (list ?? []).map((n) => ({ title: n.title, url: (n.data as { url: string }).url }));
+        });
+      await expect
+        .poll(
+          async () => {
+            if ((await shown()).length === 0) {
+              await cdp.send('ServiceWorker.deliverPushMessage', {
+                origin: `${origin}/`,
+                registrationId,
+                data: JSON.stringify(message.payload),
+              });
+            }
+            return shown();
+          },
+          { timeout: SLOW, interval: 500 },
+        )
+        .toEqual([
+          { title: (message.payload as { title: string }).title, url: '/ports/otay-mesa-passenger/' },
+        ]);
+
+      // A reload lists the alert this browser holds without opening anything.
+      await page.reload();
+      await expect.poll(() => items.count()).toBe(1);
+
+      const deleted = page.waitForResponse((r) => r.url().includes('/push/subscriptions/'));
+      await items.first().getByRole('button').click();
+      expect((await deleted).status()).toBe(204);
+      await page.getByText('Alert deleted.').waitFor();
+      expect(await items.count()).toBe(0);
+      expect(
+        await page.evaluate(() => (globalThis as unknown as { unsubscribed: number }).unsubscribed),
+      ).toBe(1);
+      // Deleted on the service too: nothing of this subscription is stored.
+      const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+      const { createDocumentClient } = await import('../../functions/adapters/dynamo/client.ts');
+      const items2 = await createDocumentClient({ endpoint: stack.service.endpoints.dynamodb }).send(
+        new ScanCommand({ TableName: 'push-alerts' }),
+      );
+      expect((items2.Items ?? []).filter((item) => item.endpoint === subscription.endpoint)).toEqual([]);
+      await context.close();
+    });
+  },
+);
