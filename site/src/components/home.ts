@@ -40,6 +40,7 @@ let doc: { ports: CurrentPort[] } | null = null;
 let offline = false;
 let now = () => Date.now();
 let position: Position | null = null;
+let renders = 0;
 
 // The visitor's last choices of border, direction, mode, lane and order win over the defaults.
 for (const [name, value] of Object.entries(savedFilters())) {
@@ -229,7 +230,7 @@ function render(): void {
               : 1),
     );
   }
-  const nodes = sections.map(({ region, rows: list }) => {
+  const build = ({ region, rows: list }: (typeof sections)[number]) => {
     const section = el('section', { class: 'region', ...(region ? { 'data-region': region } : {}) });
     if (region) {
       const h2 = el('h2');
@@ -246,12 +247,20 @@ function render(): void {
     ul.append(...list.map((x) => card(x.port, x.lanes, nowMs)));
     section.append(ul);
     return section;
-  });
+  };
+  // The first screen's regions at once; the others in short tasks after it, so a slow phone
+  // answers a tap in between (a newer render cancels what is left of an older one).
+  const ticket = ++renders;
+  groups.replaceChildren(...sections.slice(0, 2).map(build));
   if (rows.length === 0 && query)
-    nodes.push(
-      el('p', { id: 'no-match' }, T.noMatch.replace('{q}', search.value.trim())) as unknown as HTMLElement,
-    );
-  groups.replaceChildren(...nodes);
+    groups.append(el('p', { id: 'no-match' }, T.noMatch.replace('{q}', search.value.trim())));
+  const rest = sections.slice(2);
+  const next = () => {
+    if (ticket !== renders || rest.length === 0) return;
+    groups.append(...rest.splice(0, 2).map(build));
+    setTimeout(next, 0);
+  };
+  setTimeout(next, 0);
 
   const laneCount = rows.reduce((n, r) => n + r.lanes.length, 0);
   summary.textContent = T.shown
