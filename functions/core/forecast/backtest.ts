@@ -28,6 +28,8 @@ import {
   addRecord,
   championOf,
   figuresOf,
+  issuedMsOf,
+  issuesByTime,
   learnerOf,
   mergeRecords,
   type PortRecord,
@@ -393,7 +395,7 @@ function step(state: PortState, slot: number, options: BacktestOptions): void {
     state.days.delete(date);
   }
   const oldestPending = slot - MAX_HORIZON_MINUTES * 60_000 - SCORE_DELAY_MS;
-  while (state.pending.length > 0 && Date.parse((state.pending[0] as IssuedPort).issuedAt) < oldestPending) {
+  while (state.pending.length > 0 && issuedMsOf(state.pending[0] as IssuedPort) < oldestPending) {
     state.pending.shift();
   }
   if (state.lanes.size === 0) return;
@@ -441,9 +443,9 @@ function step(state: PortState, slot: number, options: BacktestOptions): void {
 /** The published forecasts aimed at `target` that were scored (the same ones `scoreTargets` counts). */
 function emitScored(state: PortState, target: number, emit: (forecast: ScoredForecast) => void): void {
   const targetAt = new Date(target).toISOString();
+  const byIssue = issuesByTime(state.pending);
   for (const h of HORIZONS_MINUTES) {
-    const issuedMs = target - h * 60_000;
-    const issue = state.pending.find((p) => Date.parse(p.issuedAt) === issuedMs);
+    const issue = byIssue.get(target - h * 60_000);
     if (!issue) continue;
     for (const lane of issue.lanes) {
       const point = lane.points.find((p) => p.horizonMinutes === h);

@@ -265,6 +265,24 @@ function score(
   }
 }
 
+const issuedMs = new WeakMap<IssuedPort, { at: string; ms: number }>();
+
+/** `Date.parse(issue.issuedAt)`, parsed once per issue (a slot looks up every pending issue). */
+export function issuedMsOf(issue: IssuedPort): number {
+  const known = issuedMs.get(issue);
+  if (known && known.at === issue.issuedAt) return known.ms;
+  const ms = Date.parse(issue.issuedAt);
+  issuedMs.set(issue, { at: issue.issuedAt, ms });
+  return ms;
+}
+
+/** Pending issues by their time (ms). */
+export function issuesByTime(pending: readonly IssuedPort[]): Map<number, IssuedPort> {
+  const out = new Map<number, IssuedPort>();
+  for (const issue of pending) out.set(issuedMsOf(issue), issue);
+  return out;
+}
+
 /**
  * Scores the given targets: every pending forecast aimed at them that has a model point (so the
  * model, both baselines and the published champion are compared on the same targets) against the
@@ -275,7 +293,7 @@ export function scoreTargets(
   pending: readonly IssuedPort[],
   readings: ReadonlyMap<string, readonly LaneReading[]>,
 ): Map<string, PortRecord> {
-  const byIssue = new Map(pending.map((issue) => [Date.parse(issue.issuedAt), issue]));
+  const byIssue = issuesByTime(pending);
   const out = new Map<string, PortRecord>();
   for (const target of targets) {
     const date = utcDate(target);
