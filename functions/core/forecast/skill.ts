@@ -149,12 +149,67 @@ function addTally(into: Tally, from: Tally, sign: number): void {
   }
 }
 
+/** `from`'s sums as a new array: what {@link addSums} makes of it in a new tally. */
+function copySums(from: readonly number[]): number[] {
+  const out = new Array<number>(from.length);
+  for (let i = 0; i < from.length; i++) out[i] = 0 + (from[i] ?? 0);
+  return out;
+}
+
+/** A histogram's non-zero bins, as {@link addHistogram} adds them into an empty one. */
+function copyHistogram(from: ErrorHistogram): ErrorHistogram {
+  const out: ErrorHistogram = {};
+  for (const bin in from) {
+    const next = 0 + (from[bin] ?? 0);
+    if (next !== 0) out[bin] = next;
+  }
+  return out;
+}
+
+/**
+ * `from` added into a new tally (the same fields, in the same order, as {@link addTally} into
+ * {@link emptyTally} with sign 1), without the sums of a merge: a merge starts by copying the
+ * 26-day window, so this is most of its work.
+ */
+function copyTally(from: Tally): Tally {
+  const out: Tally = { abs: 0 + from.abs, err: 0 + from.err, cov: 0 + from.cov, n: 0 + from.n, hist: {} };
+  if (from.lvn) out.lvn = copySums(from.lvn);
+  if (from.lvc) out.lvc = copySums(from.lvc);
+  if (from.reg) out.reg = copySums(from.reg);
+  if (from.ctr) out.ctr = copySums(from.ctr);
+  if (from.cor) out.cor = copySums(from.cor);
+  out.hist = copyHistogram(from.hist);
+  if (from.bands) {
+    const bands: ErrorHistogram[] = new Array(from.bands.length);
+    for (let band = 0; band < from.bands.length; band++) bands[band] = copyHistogram(from.bands[band] ?? {});
+    out.bands = bands;
+  }
+  return out;
+}
+
 /** Adds `from` into `into` (or takes it out, with `sign` -1). */
 export function addRecord(into: PortRecord, from: PortRecord, sign = 1): void {
-  for (const [lane, horizons] of Object.entries(from)) {
-    for (const [h, series] of Object.entries(horizons)) {
-      for (const [name, tally] of Object.entries(series) as [Series, Tally][]) {
-        addTally(tallyOf(into, lane, h, name), tally, sign);
+  // Hot path (every slot merges the window): keyed loops, no entry arrays; a tally new to `into`
+  // is copied rather than summed into an empty one.
+  for (const lane in from) {
+    const horizons = from[lane] as Record<string, Partial<Record<Series, Tally>>>;
+    let intoHorizons = into[lane];
+    if (intoHorizons === undefined) {
+      intoHorizons = {};
+      into[lane] = intoHorizons;
+    }
+    for (const h in horizons) {
+      const series = horizons[h] as Partial<Record<Series, Tally>>;
+      let intoSeries = intoHorizons[h];
+      if (intoSeries === undefined) {
+        intoSeries = {};
+        intoHorizons[h] = intoSeries;
+      }
+      for (const name in series) {
+        const tally = series[name as Series] as Tally;
+        const existing = intoSeries[name as Series];
+        if (existing === undefined && sign === 1) intoSeries[name as Series] = copyTally(tally);
+        else addTally(existing ?? child(intoSeries as Record<string, Tally>, name, emptyTally), tally, sign);
       }
     }
   }
