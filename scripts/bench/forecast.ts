@@ -22,9 +22,10 @@ import { portForecastBody, skillSummaryBody } from '../../functions/core/forecas
 import {
   championOf,
   dueTargets,
+  learnerOf,
   mergeRecords,
   type PortRecord,
-  quantilesFrom,
+  quantilerOf,
   RECORD_DAYS,
   scoreTargets,
 } from '../../functions/core/forecast/skill.ts';
@@ -84,8 +85,9 @@ const issue = (port: PortInput, slot: number, record: PortRecord) =>
       lane,
       readings: (port.readings.get(laneKeyOf(lane)) ?? []).filter((r) => r.atMs <= slot),
     })),
-    quantiles: (lane, h, method) => quantilesFrom(record, lane, h, method),
+    quantiles: quantilerOf(record),
     champion: (lane, h, available) => championOf(record, lane, h, available),
+    learned: learnerOf(record),
   });
 
 function prepare(): PortInput[] {

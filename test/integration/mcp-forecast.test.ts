@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/adapters/dynamo/client.ts';
 import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
 import { getPort } from '../../functions/core/catalogue/catalogue.ts';
+import { HORIZONS_MINUTES } from '../../functions/core/forecast/forecast.ts';
 import type { PortForecastBody } from '../../functions/core/forecast/forecast-views.ts';
 import { contributionsOfDay, localBucketOf } from '../../functions/core/history/rollups.ts';
 import type { Observation } from '../../functions/core/model.ts';
@@ -73,7 +74,11 @@ describe('port-forecast and forecast-skill views', () => {
     expect(bySlug.body).toEqual(byId.body);
     expect(byId.body.issuedAt).toBe('2026-05-06T16:00:00.000Z');
     const lane = byId.body.lanes.find((l) => l.mode === 'passenger' && l.lane === 'standard');
-    expect(lane?.points.map((p) => p.horizonMinutes)).toEqual([15, 30, 45, 60, 120, 180, 240, 300, 360]);
+    // Every horizon to +24 h whose hour has history in this world's profile.
+    expect(lane?.points.map((p) => p.horizonMinutes).slice(0, 9)).toEqual([
+      15, 30, 45, 60, 120, 180, 240, 300, 360,
+    ]);
+    expect(Math.max(...(lane?.points.map((p) => p.horizonMinutes) ?? []))).toBeGreaterThanOrEqual(1380);
     expect(lane?.method).toBe('model');
     expect(lane?.reason).toMatch(/no (track record|champion) yet/);
   });
@@ -90,7 +95,7 @@ describe('port-forecast and forecast-skill views', () => {
       '/api/v1/forecast-skill',
     );
     expect(status).toBe(200);
-    expect(body.horizons.map((h) => h.horizonMinutes)).toEqual([15, 30, 45, 60, 120, 180, 240, 300, 360]);
+    expect(body.horizons.map((h) => h.horizonMinutes)).toEqual([...HORIZONS_MINUTES]);
   });
 });
 
@@ -114,11 +119,39 @@ describe('MCP tools on the forecast', () => {
     expect(today.options.every((o) => o.method === 'model')).toBe(true);
   });
 
+  it('best_time_to_cross answers a window tomorrow morning from the day-ahead forecast', async () => {
+    const { body } = await callTool(stack, '2025-11-25', 'best_time_to_cross', {
+      port_id: '250401',
+      direction: 'into-us',
+      depart_between: { from: '06:00', to: '08:00', day: 'tomorrow' },
+    });
+    expect(body?.result?.isError).toBeFalsy();
+    const today = structured<{
+      today: { fromAt: string; options: { localTime: string; horizonMinutes: number }[] };
+    }>(body).today;
+    // Thursday 06:00-08:00 Pacific: +21 h to +23 h from the 09:00 issue.
+    expect(today.fromAt).toBe('2026-05-07T13:00:00.000Z');
+    expect(today.options.map((o) => o.localTime).sort()).toEqual(['06:00', '07:00', '08:00']);
+    expect(today.options.map((o) => o.horizonMinutes).sort((a, b) => a - b)).toEqual([1260, 1320, 1380]);
+  });
+
+  it('compare_crossings takes an arrival 20 hours ahead', async () => {
+    const { body } = await callTool(stack, '2025-11-25', 'compare_crossings', {
+      port_ids: PORTS,
+      direction: 'into-us',
+      in_minutes: 20 * 60,
+    });
+    expect(body?.result?.isError).toBeFalsy();
+    const atArrival = structured<{ atArrival: { ranked: { horizonMinutes: number }[] } }>(body).atArrival;
+    expect(atArrival.ranked.length).toBeGreaterThan(0);
+    expect(atArrival.ranked.every((r) => r.horizonMinutes >= 1140)).toBe(true);
+  });
+
   it('best_time_to_cross says why when the window is past the forecast', async () => {
     const { body } = await callTool(stack, '2025-11-25', 'best_time_to_cross', {
       port_id: '250401',
       direction: 'into-us',
-      depart_between: { from: '20:00', to: '22:00' },
+      depart_between: { from: '20:00', to: '22:00', day: 'tomorrow' },
     });
     const today = structured<{ today: { options: unknown[]; reason: string } }>(body).today;
     expect(today.options).toEqual([]);
@@ -149,11 +182,11 @@ describe('MCP tools on the forecast', () => {
     }
   });
 
-  it('compare_crossings refuses an arrival beyond 6 hours', async () => {
+  it('compare_crossings refuses an arrival beyond 24 hours', async () => {
     const { body } = await callTool(stack, '2025-11-25', 'compare_crossings', {
       port_ids: PORTS,
       direction: 'into-us',
-      arrive_at: new Date(AT + 8 * 3_600_000).toISOString(),
+      arrive_at: new Date(AT + 26 * 3_600_000).toISOString(),
     });
     expect(body?.result?.isError).toBe(true);
   });

@@ -74,7 +74,8 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
               pk: `P#${issue.portId}`,
               sk: issue.issuedAt,
               lanes: issue.lanes,
-              ttl: Math.floor(Date.parse(issue.issuedAt) / 1000) + 9 * HOUR_S,
+              // Scored up to a day after issue (+24 h horizon), plus the scoring backlog.
+              ttl: Math.floor(Date.parse(issue.issuedAt) / 1000) + 27 * HOUR_S,
             },
             // The first issue of a slot wins: a rerun later in the slot must not replace what was published.
             ConditionExpression: 'attribute_not_exists(pk)',

@@ -4,10 +4,13 @@
  * champion rule on the same rolling record, same scoring), and sums up how they did.
  * Pure: the CLI (`npm run backtest`) and the tests call it.
  */
+import { parse } from 'csv-parse/sync';
 import { getPort } from '../catalogue/catalogue.ts';
+import { parseCascadeGatewayCsv } from '../history/cascade-gateway.ts';
 import { medianOf } from '../history/rollups.ts';
 import { type Border, DIRECTIONS, LANES, MODES, OBSERVATION_CSV_COLUMNS } from '../model.ts';
 import {
+  HISTORY_MS,
   HORIZONS_MINUTES,
   type IssuedPort,
   issuePort,
@@ -16,16 +19,19 @@ import {
   type LaneReading,
   laneKeyOf,
   localSlotOf,
+  MAX_HORIZON_MINUTES,
   PROFILE_MIN_SAMPLES,
   SLOT_MS,
 } from './forecast.ts';
 import {
+  actualAt,
   addRecord,
   championOf,
   figuresOf,
+  learnerOf,
   mergeRecords,
   type PortRecord,
-  quantilesFrom,
+  quantilerOf,
   RECORD_DAYS,
   SCORE_DELAY_MS,
   type Series,
@@ -46,56 +52,24 @@ export interface BacktestRow extends LaneId {
   atMs: number;
 }
 
-/** Splits CSV text into records (RFC 4180: quoted fields may hold commas, quotes and newlines). */
-function* csvRecords(text: string): Generator<{ line: number; fields: string[] }> {
-  let fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  let line = 1;
-  let startLine = 1;
-  let any = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else {
-        if (c === '\n') line++;
-        field += c;
-      }
-      continue;
+/** Splits CSV text into records with csv-parse (RFC 4180: quoted fields may hold commas, quotes and newlines). */
+function csvRecords(text: string): { line: number; fields: string[] }[] {
+  try {
+    const records = parse(text, {
+      info: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+    }) as unknown as { record: string[]; info: { lines: number } }[];
+    return records.map(({ record, info }) => ({ line: info.lines, fields: record }));
+  } catch (error: unknown) {
+    const line = (error as { lines?: number }).lines ?? 1;
+    const code = (error as { code?: string }).code;
+    if (code === 'CSV_QUOTE_NOT_CLOSED') {
+      throw new BacktestInputError(`line ${line}: a quoted field is never closed; close it with "`);
     }
-    if (c === '"' && field === '') {
-      quoted = true;
-      any = true;
-    } else if (c === ',') {
-      fields.push(field);
-      field = '';
-      any = true;
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      if (any || field !== '') {
-        fields.push(field);
-        yield { line: startLine, fields };
-      }
-      fields = [];
-      field = '';
-      any = false;
-      line++;
-      startLine = line;
-    } else {
-      field += c;
-      any = true;
-    }
-  }
-  if (quoted)
-    throw new BacktestInputError(`line ${startLine}: a quoted field is never closed; close it with "`);
-  if (any || field !== '') {
-    fields.push(field);
-    yield { line: startLine, fields };
+    throw new BacktestInputError(
+      `line ${line}: not readable as CSV (${error instanceof Error ? error.message : String(error)}); fix the row`,
+    );
   }
 }
 
@@ -104,8 +78,8 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$
 /** Parses an observations CSV (header row, any column order, extra columns ignored, rows in any order). */
 export function parseObservationsCsv(text: string): BacktestRow[] {
   const records = csvRecords(text.replace(/^\uFEFF/, ''));
-  const first = records.next();
-  if (first.done) {
+  const first = { value: records[0] as { line: number; fields: string[] } };
+  if (records.length === 0) {
     throw new BacktestInputError(
       `line 1: the file is empty; export observations first (the export_observations tool, format csv)`,
     );
@@ -120,7 +94,7 @@ export function parseObservationsCsv(text: string): BacktestRow[] {
     );
   }
   const rows: BacktestRow[] = [];
-  for (const { line, fields } of records) {
+  for (const { line, fields } of records.slice(1)) {
     const get = (name: (typeof required)[number]) => (fields[index.get(name) as number] ?? '').trim();
     if (fields.length < header.length) {
       throw new BacktestInputError(
@@ -175,6 +149,72 @@ export function parseObservationsCsv(text: string): BacktestRow[] {
   return rows;
 }
 
+/**
+ * The rows of a Cascade Gateway Border Data Warehouse export (see history/cascade-gateway.ts) as
+ * one lane of a catalogue port: each hour's average is a reading at the end of its hour, read in
+ * the port's time zone. Empty hours give no row (a missing measurement, not a closed lane).
+ */
+export function rowsFromCascadeGateway(text: string, lane: LaneId & { portId: string }): BacktestRow[] {
+  const port = getPort(lane.portId);
+  if (!port) {
+    throw new BacktestInputError(
+      `--port ${lane.portId} is not a catalogue port; name the port the series measures (e.g. 300402 for Peace Arch)`,
+    );
+  }
+  const series = parseCascadeGatewayCsv(text, port.timeZone);
+  if (series.readings.length === 0) {
+    throw new BacktestInputError('the export has no hour with a value; export a longer period');
+  }
+  return series.readings.map((reading) => ({
+    portId: port.id,
+    direction: lane.direction,
+    mode: lane.mode,
+    lane: lane.lane,
+    delayMinutes: reading.delayMinutes,
+    atMs: reading.atMs,
+  }));
+}
+
+/** One scored forecast, as `--forecasts` writes it. */
+export interface ScoredForecast extends LaneId {
+  portId: string;
+  issuedAt: string;
+  horizonMinutes: number;
+  targetAt: string;
+  /** The published point (the champion's). */
+  delayMinutes: number;
+  low: number;
+  high: number;
+  method: string;
+  actualMinutes: number;
+}
+
+/** The header of the `--forecasts` CSV. */
+export const SCORED_FORECAST_COLUMNS = [
+  'portId',
+  'direction',
+  'mode',
+  'lane',
+  'issuedAt',
+  'horizonMinutes',
+  'targetAt',
+  'delayMinutes',
+  'low',
+  'high',
+  'method',
+  'actualMinutes',
+] as const;
+
+/** One `--forecasts` CSV line (no field needs quoting: ids, enums, times and numbers). */
+export function scoredForecastLine(f: ScoredForecast): string {
+  return SCORED_FORECAST_COLUMNS.map((column) => String(f[column])).join(',');
+}
+
+export interface BacktestOptions {
+  /** Called with every scored forecast that was published, in target order. */
+  onForecast?: (forecast: ScoredForecast) => void;
+}
+
 export interface BacktestFigures {
   horizonMinutes: number;
   champion: SkillFigures;
@@ -204,15 +244,19 @@ interface PortState {
   lanes: Map<string, LaneId>;
   readings: Map<string, LaneReading[]>;
   buckets: Map<string, Map<number, Record<string, number>>>;
+  /** Per lane, per hour-of-week: sum and count of the readings (the profile's mean). */
+  sums: Map<string, Float64Array>;
   profile: Map<string, LaneProfile>;
   pending: IssuedPort[];
   days: Map<string, PortRecord>;
   rolling: PortRecord;
   total: PortRecord;
+  /** The record's intervals and weights, fitted at the start of the hour. */
+  fitted?: { hour: number; quantiles: ReturnType<typeof quantilerOf>; learned: ReturnType<typeof learnerOf> };
 }
 
 /** Replays the rows slot by slot, as the service would have issued and scored forecasts. */
-export function runBacktest(rows: readonly BacktestRow[]): BacktestResult {
+export function runBacktest(rows: readonly BacktestRow[], options: BacktestOptions = {}): BacktestResult {
   const byPort = new Map<string, BacktestRow[]>();
   for (const row of rows) {
     const list = byPort.get(row.portId) ?? [];
@@ -233,6 +277,7 @@ export function runBacktest(rows: readonly BacktestRow[]): BacktestResult {
       lanes: new Map(),
       readings: new Map(),
       buckets: new Map(),
+      sums: new Map(),
       profile: new Map(),
       pending: [],
       days: new Map(),
@@ -245,7 +290,11 @@ export function runBacktest(rows: readonly BacktestRow[]): BacktestResult {
   let slots = 0;
   for (let slot = Math.ceil(firstMs / SLOT_MS) * SLOT_MS; slot <= lastMs; slot += SLOT_MS) {
     slots++;
-    for (const state of states) step(state, slot);
+    for (const state of states) step(state, slot, options);
+  }
+  for (const state of states) {
+    for (const day of state.days.values()) addRecord(state.total, day);
+    state.days.clear();
   }
   const overallRecord = mergeRecords(states.map((s) => s.total));
   const figures = (series: Record<string, Partial<Record<Series, Tally>>>): BacktestFigures[] =>
@@ -253,7 +302,7 @@ export function runBacktest(rows: readonly BacktestRow[]): BacktestResult {
       const s = series[String(h)] ?? {};
       return {
         horizonMinutes: h,
-        champion: figuresOf(s.champion),
+        champion: figuresOf(s.champion, true),
         model: figuresOf(s.model),
         persistence: figuresOf(s.persistence),
         profile: figuresOf(s.profile),
@@ -281,7 +330,7 @@ export function runBacktest(rows: readonly BacktestRow[]): BacktestResult {
   };
 }
 
-function step(state: PortState, slot: number): void {
+function step(state: PortState, slot: number, options: BacktestOptions): void {
   // Readings observed up to the slot's start: the lane's history and the hour-of-week profile.
   while (state.next < state.rows.length && (state.rows[state.next] as BacktestRow).atMs <= slot) {
     const row = state.rows[state.next++] as BacktestRow;
@@ -301,15 +350,26 @@ function step(state: PortState, slot: number): void {
     histogram[value] = (histogram[value] ?? 0) + 1;
     let profile = state.profile.get(key);
     if (!profile) {
-      profile = { values: new Float64Array(168).fill(Number.NaN) };
+      profile = {
+        values: new Float64Array(168).fill(Number.NaN),
+        means: new Float64Array(168).fill(Number.NaN),
+        samples: new Float64Array(168),
+      };
       state.profile.set(key, profile);
     }
-    const samples = Object.values(histogram).reduce((a, b) => a + b, 0);
-    if (samples >= PROFILE_MIN_SAMPLES) profile.values[index] = medianOf(histogram) ?? Number.NaN;
+    const sums = state.sums.get(key) ?? new Float64Array(168);
+    state.sums.set(key, sums);
+    sums[index] = (sums[index] ?? 0) + row.delayMinutes;
+    const samples = (profile.samples?.[index] ?? 0) + 1;
+    if (profile.samples) profile.samples[index] = samples;
+    if (samples >= PROFILE_MIN_SAMPLES) {
+      profile.values[index] = medianOf(histogram) ?? Number.NaN;
+      if (profile.means) profile.means[index] = (sums[index] ?? 0) / samples;
+    }
   }
   // Keep only what scoring and forecasting still need.
   for (const list of state.readings.values()) {
-    const keepFrom = slot - 4 * 3_600_000;
+    const keepFrom = slot - HISTORY_MS;
     let drop = 0;
     while (drop < list.length - 8 && (list[drop] as LaneReading).atMs < keepFrom) drop++;
     if (drop > 0) list.splice(0, drop);
@@ -317,21 +377,48 @@ function step(state: PortState, slot: number): void {
   // Score the target that came due, into the day's record, the rolling record and the totals.
   const target = slot - SCORE_DELAY_MS;
   const contributions = scoreTargets([target], state.pending, state.readings);
+  if (options.onForecast) emitScored(state, target, options.onForecast);
   for (const [date, contribution] of contributions) {
     const day = state.days.get(date) ?? {};
     addRecord(day, contribution);
     state.days.set(date, day);
     addRecord(state.rolling, contribution);
-    addRecord(state.total, contribution);
   }
   const oldest = utcDate(slot - (RECORD_DAYS - 1) * 86_400_000);
   for (const [date, day] of state.days) {
     if (date >= oldest) continue;
     addRecord(state.rolling, day, -1);
+    // A date leaves the window whole: the totals take it then (and the rest at the end).
+    addRecord(state.total, day);
     state.days.delete(date);
   }
-  state.pending = state.pending.filter((issue) => Date.parse(issue.issuedAt) >= slot - 6 * 3_600_000);
+  const oldestPending = slot - MAX_HORIZON_MINUTES * 60_000 - SCORE_DELAY_MS;
+  while (state.pending.length > 0 && Date.parse((state.pending[0] as IssuedPort).issuedAt) < oldestPending) {
+    state.pending.shift();
+  }
   if (state.lanes.size === 0) return;
+  // Intervals and weights from the record as it stands at the start of each hour: the service
+  // refits them every slot, and a quarter of an hour's scores moves them by nothing visible, at a
+  // quarter of the cost over years of replay.
+  const hour = Math.floor(slot / 3_600_000);
+  if (!state.fitted || state.fitted.hour !== hour) {
+    const quantiler = quantilerOf(state.rolling);
+    const memo = new Map<string, readonly [number, number, number]>();
+    state.fitted = {
+      hour,
+      quantiles: (lane, h, method, band) => {
+        const key = `${lane}|${h}|${method}|${band}`;
+        let found = memo.get(key);
+        if (!found) {
+          found = quantiler(lane, h, method, band);
+          memo.set(key, found);
+        }
+        return found;
+      },
+      learned: learnerOf(state.rolling),
+    };
+  }
+  const fitted = state.fitted;
   const record = state.rolling;
   state.pending.push(
     issuePort({
@@ -344,16 +431,49 @@ function step(state: PortState, slot: number): void {
         lane,
         readings: state.readings.get(laneKeyOf(lane)) ?? [],
       })),
-      quantiles: (lane, h, method) => quantilesFrom(record, lane, h, method),
+      quantiles: fitted.quantiles,
       champion: (lane, h, available) => championOf(record, lane, h, available),
+      learned: fitted.learned,
     }),
   );
+}
+
+/** The published forecasts aimed at `target` that were scored (the same ones `scoreTargets` counts). */
+function emitScored(state: PortState, target: number, emit: (forecast: ScoredForecast) => void): void {
+  const targetAt = new Date(target).toISOString();
+  for (const h of HORIZONS_MINUTES) {
+    const issuedMs = target - h * 60_000;
+    const issue = state.pending.find((p) => Date.parse(p.issuedAt) === issuedMs);
+    if (!issue) continue;
+    for (const lane of issue.lanes) {
+      const point = lane.points.find((p) => p.horizonMinutes === h);
+      if (!point?.model || !point.persistence || !point.profile || !point.champion) continue;
+      const actual = actualAt(state.readings.get(laneKeyOf(lane)) ?? [], target);
+      const published = point[point.champion];
+      if (actual === null || !published) continue;
+      emit({
+        portId: state.portId,
+        direction: lane.direction,
+        mode: lane.mode,
+        lane: lane.lane,
+        issuedAt: issue.issuedAt,
+        horizonMinutes: h,
+        targetAt,
+        delayMinutes: published[0],
+        low: published[1],
+        high: published[2],
+        method: point.champion,
+        actualMinutes: actual,
+      });
+    }
+  }
 }
 
 /** The result as aligned text: overall, then per lane. */
 export function formatBacktest(result: BacktestResult): string {
   const cell = (value: number | null, digits = 1) => (value === null ? '-' : value.toFixed(digits));
-  const head = 'horizon  MAE:champion   model  persist  profile   bias  coverage       n';
+  const head =
+    'horizon  MAE:champion   model  persist  profile   bias  coverage       n   cov:0-5   5-15  15-45    45+';
   const rowsOf = (figures: readonly BacktestFigures[]) =>
     figures.map(
       (f) =>
@@ -361,11 +481,15 @@ export function formatBacktest(result: BacktestResult): string {
           f.persistence.mae,
         ).padStart(8)} ${cell(f.profile.mae).padStart(8)} ${cell(f.champion.bias).padStart(6)} ${(
           f.champion.coverage === null ? '-' : `${(f.champion.coverage * 100).toFixed(1)}%`
-        ).padStart(9)} ${String(f.champion.n).padStart(7)}`,
+        ).padStart(9)} ${String(f.champion.n).padStart(7)} ${(f.champion.coverageByLevel ?? [])
+          .map((l, i) =>
+            (l.coverage === null ? '-' : `${(l.coverage * 100).toFixed(1)}%`).padStart(i === 0 ? 9 : 6),
+          )
+          .join(' ')}`,
     );
   const lines = [
     `backtest ${result.from} .. ${result.to}: ${result.ports} ports, ${result.lanes} lanes, ${result.slots} slots of 15 min`,
-    "MAE in minutes; bias = mean(forecast - actual) of the champion; coverage = actuals inside the champion's 80% interval",
+    "MAE in minutes; bias = mean(forecast - actual) of the champion; coverage = actuals inside the champion's 80% interval, overall and by the forecast's level (minutes)",
   ];
   if (result.uncatalogued.length > 0) {
     lines.push(

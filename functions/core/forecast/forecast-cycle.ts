@@ -27,6 +27,7 @@ import {
   publishedPorts,
 } from '../views/views.ts';
 import {
+  HISTORY_MS,
   HORIZONS_MINUTES,
   type IssuedPort,
   issuePort,
@@ -42,10 +43,11 @@ import { buildForecastDocuments, portForecastBody, skillSummaryBody } from './fo
 import {
   championOf,
   dueTargets,
+  learnerOf,
   MAX_ACTUAL_AGE_MS,
   mergeRecords,
   type PortRecord,
-  quantilesFrom,
+  quantilerOf,
   RECORD_DAYS,
   SCORE_BACKLOG_MS,
   type SkillDay,
@@ -161,7 +163,8 @@ async function planPort(forecasts: ForecastStore, portId: string, slotMs: number
         slot,
       ]),
     ],
-    fromMs: Math.min(earliest - MAX_ACTUAL_AGE_MS, slotMs - MAX_READING_AGE_MS),
+    // A day and an hour back: the model's day-earlier anomaly of its furthest (+24 h) target.
+    fromMs: Math.min(earliest - MAX_ACTUAL_AGE_MS, slotMs - Math.max(MAX_READING_AGE_MS, HISTORY_MS)),
   };
 }
 
@@ -279,12 +282,12 @@ export async function forecastPort(
     const typical = deps.documents ? await readTypical(deps.documents, port.id) : null;
     const prior = typical && typical.typical.length > 0 ? profileFromTypical(typical.typical) : undefined;
     const built = issuePort({
+      ...(prior ? { prior } : {}),
       portId: port.id,
       timeZone: port.timeZone,
       border: port.border,
       issuedAtMs: slotMs,
       profile,
-      ...(prior ? { prior } : {}),
       lanes: lanes.map((lane) => {
         const key = laneKeyOf(lane);
         const before = readings.get(key) ?? [];
@@ -295,8 +298,9 @@ export async function forecastPort(
           ? { lane, readings: before }
           : { lane, readings: untilRun.get(key) ?? [], readUntilMs: untilMs };
       }),
-      quantiles: (lane, h, method) => quantilesFrom(record, lane, h, method),
+      quantiles: quantilerOf(record),
       champion: (lane, h, available) => championOf(record, lane, h, available),
+      learned: learnerOf(record),
     });
     issue = await deps.forecasts.putPending(built);
   }

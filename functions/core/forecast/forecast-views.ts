@@ -21,6 +21,7 @@ import {
   RECORD_DAYS,
   SERIES,
   type Series,
+  type Tally,
 } from './skill.ts';
 
 /** One forecast point: the expected wait at a target time, with its 80% interval. */
@@ -62,7 +63,7 @@ function laneForecast(issue: IssuedPort, lane: IssuedLane, record: PortRecord): 
       model: figuresOf(series.model),
       persistence: figuresOf(series.persistence),
       profile: figuresOf(series.profile),
-      published: figuresOf(series.champion),
+      published: figuresOf(series.champion, true),
     };
   });
   let reason = lane.reason;
@@ -139,12 +140,20 @@ export function skillSummaryBody(issuedAt: string, records: readonly PortRecord[
       const perSeries = {} as Record<Series, SeriesSummary>;
       const maes = Object.fromEntries(SERIES.map((s) => [s, [] as number[]])) as Record<Series, number[]>;
       const ns = Object.fromEntries(SERIES.map((s) => [s, 0])) as Record<Series, number>;
+      // The published forecasts' coverage by level, every lane pooled.
+      const levels: Tally = { abs: 0, err: 0, cov: 0, n: 0, hist: {}, lvn: [0, 0, 0, 0], lvc: [0, 0, 0, 0] };
       for (const record of records) {
         for (const horizons of Object.values(record)) {
           const series = horizons[String(h)];
           if (!series?.model || series.model.n === 0) continue;
           lanesScored++;
           total += series.model.n;
+          const published = series.champion;
+          for (let i = 0; i < 4; i++) {
+            (levels.lvn as number[])[i] = ((levels.lvn as number[])[i] ?? 0) + (published?.lvn?.[i] ?? 0);
+            (levels.lvc as number[])[i] = ((levels.lvc as number[])[i] ?? 0) + (published?.lvc?.[i] ?? 0);
+          }
+          levels.n += published?.n ?? 0;
           for (const name of SERIES) {
             const tally = series[name];
             if (!tally || tally.n < MIN_N) continue;
@@ -162,7 +171,13 @@ export function skillSummaryBody(issuedAt: string, records: readonly PortRecord[
           p90Mae: quantile(sorted, 0.9),
         };
       }
-      return { horizonMinutes: h, lanesScored, n: total, ...perSeries };
+      return {
+        horizonMinutes: h,
+        lanesScored,
+        n: total,
+        ...perSeries,
+        coverageByLevel: figuresOf(levels, true).coverageByLevel ?? [],
+      };
     }),
   };
 }

@@ -1,18 +1,25 @@
 /**
  * The forecaster (DESIGN.md section 9), pure: for each lane of a port, the expected wait at
- * +15/+30/+45/+60 minutes and then hourly to +6 hours, each with an 80% interval, next to the two
- * baselines (persistence and profile) it is scored against.
+ * +15/+30/+45/+60 minutes and then hourly to +24 hours (a day ahead), each with an 80% interval,
+ * next to the two baselines (persistence and profile) it is scored against.
  *
  * Method ("model"), per lane and target time T, issued at `issuedAt` from what was known then:
  * 1. If the lane's update cadence (median gap of its recent readings) says no new reading is due
  *    before T, the reading in force at T is the current one: the forecast is that reading.
- * 2. Otherwise: the port-local hour-of-week median of T, plus today's anomaly (recent readings minus their own hour's median)
- *    decaying with the lead time (time constant {@link ANOMALY_DECAY_MINUTES}), plus a damped
- *    trend of that anomaly. Never below 0. On a public holiday of the port's countries
- *    (`date-holidays`' public days, tabled by `npm run holidays`: US and MX, or US and CA) the hour's median is a blend of Sunday's and the
- *    weekday's, weighed by which fitted the holiday's readings so far (half each before any).
- * Intervals: empirical 10th and 90th percentiles of the method's own past relative errors on the
- * lane and horizon ({@link intervalFor}).
+ * 2. Otherwise: the port-local hour-of-week profile of T (its mean or its median, whichever the
+ *    lane's record scores better; blended with a prior profile such as CBP's typical wait where
+ *    the lane's own hour has few samples), plus a learned combination of three anomalies (a
+ *    reading minus its own hour's profile): today's (the last hour's readings), its change over
+ *    the hour before (the trend), and the one at T a day earlier. The weights are fitted per lane
+ *    and horizon by least squares on the lane's past pairs, shrunk toward the port's lanes pooled
+ *    and, before any pair, toward a fading anomaly ({@link ANOMALY_DECAY_MINUTES}); the caller
+ *    hands them in ({@link LearnedHorizon}). Never below 0. On a public holiday of the port's
+ *    countries (`date-holidays`' public days, tabled by `npm run holidays`: US and MX, or US and
+ *    CA) the hour's profile is a blend of Sunday's and the weekday's, weighed by which fitted the
+ *    holiday's readings so far (half each before any).
+ * Intervals (and the model's median correction): the 10th, 50th and 90th percentiles of the
+ * method's own past relative errors on the lane, horizon and level band of the forecast
+ * ({@link LEVEL_BANDS}, {@link intervalFor}), so a long wait gets the wider band it needs.
  */
 
 import {
@@ -28,7 +35,14 @@ import { utcToZoned } from '../time.ts';
 import { publicHolidayOn } from './holidays.ts';
 
 /** Lead times of the published points, minutes. */
-export const HORIZONS_MINUTES = [15, 30, 45, 60, 120, 180, 240, 300, 360] as const;
+export const HORIZONS_MINUTES = [
+  15, 30, 45, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 660, 720, 780, 840, 900, 960, 1020, 1080, 1140,
+  1200, 1260, 1320, 1380, 1440,
+] as const;
+/** The longest lead: a day ahead. */
+export const MAX_HORIZON_MINUTES = 1440;
+/** How far back a lane's readings are needed: the day-earlier anomaly of the furthest target. */
+export const HISTORY_MS = 25 * 3_600_000;
 /** Forecasts are issued on this grid (so targets fall on it too, and a rerun keys the same slot). */
 export const SLOT_MS = 15 * 60_000;
 /** A slot is issued once this long after it starts, so on-the-hour readings have arrived. */
@@ -37,10 +51,39 @@ export const SLOT_DELAY_MS = 5 * 60_000;
 export const MAX_READING_AGE_MS = 3 * 3_600_000;
 /** A profile hour needs at least this many samples (about two weeks of an hourly port). */
 export const PROFILE_MIN_SAMPLES = 2;
-/** How fast today's departure from the typical week fades with lead time. */
+/**
+ * Before a lane or its port has any scored pair: today's departure from the typical week fades
+ * with this time constant (the learned weights replace it as pairs accrue).
+ */
 export const ANOMALY_DECAY_MINUTES = 60;
-/** The anomaly trend counts for at most this many minutes of extrapolation, halved. */
-export const TREND_DAMPING_MINUTES = 30;
+/** Upper edges (minutes) of the forecast level bands that intervals and coverage are kept by. */
+export const LEVEL_BANDS = [5, 15, 45] as const;
+/** Names of the level bands, in order: under 5, 5-15, 15-45, 45 and more minutes. */
+export const LEVEL_BAND_NAMES = ['0-5', '5-15', '15-45', '45+'] as const;
+
+/** The level band (index into {@link LEVEL_BAND_NAMES}) of a forecast. */
+export function levelBand(forecast: number): number {
+  let band = 0;
+  while (band < LEVEL_BANDS.length && forecast >= (LEVEL_BANDS[band] as number)) band++;
+  return band;
+}
+
+/** Which profile centre a lane's model starts from. */
+export type Centre = 'mean' | 'median';
+
+/** What a lane has learned for one horizon (from its record: see skill.ts `learnedFrom`). */
+export interface LearnedHorizon {
+  /** Weights of [today's anomaly, its change over the hour before, the anomaly at T a day earlier]. */
+  weights: readonly [number, number, number];
+  centre: Centre;
+  /** Whether the median correction scored better than none on the lane's record (else it is left out). */
+  corrected?: boolean;
+}
+
+/** The weights before anything is learned: a fading anomaly, no trend, no day-earlier term. */
+export function defaultWeights(horizonMinutes: number): [number, number, number] {
+  return [Math.exp(-horizonMinutes / ANOMALY_DECAY_MINUTES), 0, 0];
+}
 
 export { METHODS, type Method };
 
@@ -69,6 +112,8 @@ export interface LaneReading {
 export interface LaneProfile {
   /** Index `dayOfWeek * 24 + hour`: median (or mean where no median was kept), NaN when too thin. */
   values: Float64Array;
+  /** Same index: the mean, NaN when too thin (absent: the model uses `values`). */
+  means?: Float64Array;
   /** Same index: the samples behind each value (0 where none); absent for a prior. */
   samples?: Float64Array;
 }
@@ -108,12 +153,18 @@ export function profileFromAverages(averages: readonly HourlyAverage[]): Map<str
     const key = laneKeyOf(a);
     let profile = out.get(key);
     if (!profile) {
-      profile = { values: new Float64Array(168).fill(Number.NaN), samples: new Float64Array(168) };
+      profile = {
+        values: new Float64Array(168).fill(Number.NaN),
+        means: new Float64Array(168).fill(Number.NaN),
+        samples: new Float64Array(168),
+      };
       out.set(key, profile);
     }
-    if (profile.samples) profile.samples[a.dayOfWeek * 24 + a.hour] = a.samples;
+    const index = a.dayOfWeek * 24 + a.hour;
+    if (profile.samples) profile.samples[index] = a.samples;
     if (a.samples >= PROFILE_MIN_SAMPLES) {
-      profile.values[a.dayOfWeek * 24 + a.hour] = a.medianDelayMinutes ?? a.averageDelayMinutes;
+      profile.values[index] = a.medianDelayMinutes ?? a.averageDelayMinutes;
+      if (profile.means) profile.means[index] = a.averageDelayMinutes;
     }
   }
   return out;
@@ -165,8 +216,8 @@ export const RELATIVE_BIN = 0.05;
 export const RELATIVE_OFFSET_MINUTES = 5;
 /** Below this many scored forecasts, the interval pools the port's lanes, then uses the default. */
 export const MIN_INTERVAL_N = 30;
-/** Until any record exists: a wide interval, 10th/90th relative error. */
-export const DEFAULT_RELATIVE_QUANTILES: readonly [number, number] = [-0.5, 0.6];
+/** Until any record exists: a wide interval, 10th/50th/90th relative error. */
+export const DEFAULT_RELATIVE_QUANTILES: readonly [number, number, number] = [-0.5, 0, 0.6];
 
 /** Histogram of relative-error bins (bin index as a string -> count). */
 export type ErrorHistogram = Record<string, number>;
@@ -175,50 +226,68 @@ export function relativeBin(actual: number, forecast: number): number {
   return Math.round((actual - forecast) / (forecast + RELATIVE_OFFSET_MINUTES) / RELATIVE_BIN);
 }
 
-/** The 10th and 90th percentiles of a relative-error histogram, or null if it has fewer than `minN`. */
-export function quantilesOf(histogram: ErrorHistogram, minN = MIN_INTERVAL_N): [number, number] | null {
-  // Hot path (every lane, horizon and method of every slot): no intermediate tuples.
-  const bins: number[] = [];
-  const counts: number[] = [];
+/** The 10th, 50th and 90th percentiles of a relative-error histogram, or null if it has fewer than `minN`. */
+export function quantilesOf(
+  histogram: ErrorHistogram,
+  minN = MIN_INTERVAL_N,
+): [number, number, number] | null {
+  // Hot path (every lane, horizon, method and band of every slot): the bins and their counts are
+  // packed into one number each (bin * 2^24 + count: bins are distinct, counts stay far below
+  // 2^24), so a typed array's numeric sort orders them without a comparator.
+  let size = 0;
+  for (const _ in histogram) size++;
+  const packed = new Float64Array(size);
+  let k = 0;
   let total = 0;
   for (const bin in histogram) {
     const count = histogram[bin] ?? 0;
     if (count <= 0) continue;
-    bins.push(Number(bin));
-    counts.push(count);
+    packed[k++] = Number(bin) * COUNT_SPAN + count;
     total += count;
   }
   if (total < minN) return null;
-  const order = bins.map((_, i) => i).sort((a, b) => (bins[a] ?? 0) - (bins[b] ?? 0));
+  const sorted = packed.subarray(0, k).sort();
   const low = Math.ceil(0.1 * total);
+  const mid = Math.ceil(0.5 * total);
   const high = Math.ceil(0.9 * total);
   let seen = 0;
   let q10: number | null = null;
+  let q50: number | null = null;
   let last = 0;
-  for (const i of order) {
-    const bin = bins[i] ?? 0;
+  for (let i = 0; i < k; i++) {
+    const value = sorted[i] as number;
+    const bin = Math.floor(value / COUNT_SPAN);
     last = bin * RELATIVE_BIN;
-    seen += counts[i] ?? 0;
+    seen += value - bin * COUNT_SPAN;
     if (q10 === null && seen >= low) q10 = last;
-    if (seen >= high) return [q10 ?? last, last];
+    if (q50 === null && seen >= mid) q50 = last;
+    if (seen >= high) return [q10 ?? last, q50 ?? last, last];
   }
-  return [q10 ?? last, last];
+  return [q10 ?? last, q50 ?? last, last];
 }
+
+const COUNT_SPAN = 2 ** 24;
 
 /** Rounds to 0.1 minute. */
 export const round1 = (value: number): number => Math.round(value * 10) / 10;
 
-/** `[forecast, low, high]` for a point forecast and relative quantiles. */
+/**
+ * `[forecast, low, high]` for a point forecast and relative quantiles `[q10, q90]` or
+ * `[q10, q50, q90]`. With `centred`, the point moves to the median of the errors (the forecast the
+ * record says is as often under as over: it lowers the absolute error of a skewed lane).
+ */
 export function intervalFor(
   forecast: number,
-  quantiles: readonly [number, number],
+  quantiles: readonly number[],
+  centred = false,
 ): [number, number, number] {
   const scale = forecast + RELATIVE_OFFSET_MINUTES;
-  return [
-    round1(forecast),
-    round1(Math.max(0, forecast + quantiles[0] * scale)),
-    round1(Math.max(forecast, forecast + quantiles[1] * scale)),
-  ];
+  const q10 = quantiles[0] ?? 0;
+  const q90 = quantiles.at(-1) ?? 0;
+  const q50 = quantiles.length === 3 ? (quantiles[1] ?? 0) : 0;
+  const point = centred ? Math.max(0, forecast + q50 * scale) : forecast;
+  const low = Math.min(point, Math.max(0, forecast + q10 * scale));
+  return [round1(point), round1(low), round1(Math.max(point, forecast + q90 * scale))];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -227,8 +296,26 @@ export function intervalFor(
 /** `[forecast, low, high]` of one method at one point. */
 export type Triple = [number, number, number];
 
+/** What the model's point was made of, kept with the issue so scoring can learn from it. */
+export interface PointBasis {
+  /** The model's value before the median correction (its errors shape the intervals). */
+  raw: number;
+  /** The profile value the anomalies were added to. */
+  base: number;
+  /** The three anomalies (see {@link LearnedHorizon}); null when the cadence rule gave the point. */
+  x: [number, number, number] | null;
+  /** The lane's own mean and median profile at T (null when either is missing). */
+  centres: [number, number] | null;
+  /** The model's value with the median correction (published when the record says it helps). */
+  corrected?: number;
+}
+
 export interface IssuedPoint {
   horizonMinutes: number;
+  /** The model's makings (absent on issues stored before it was kept). */
+  basis?: PointBasis;
+  /** The model started from the prior profile (CBP's typical wait): alone, or blended with ours. */
+  prior?: 'typical' | 'blend';
   model: Triple | null;
   persistence: Triple | null;
   profile: Triple | null;
@@ -283,8 +370,13 @@ export interface PortForecastInput {
    */
   prior?: ReadonlyMap<string, LaneProfile>;
   lanes: readonly LaneForecastInput[];
-  /** Relative-error quantiles of a method at a lane and horizon, from the record (null: default). */
-  quantiles: (laneKey: string, horizonMinutes: number, method: Method) => readonly [number, number];
+  /**
+   * Relative-error quantiles (`[q10, q90]` or `[q10, q50, q90]`) of a method at a lane, horizon
+   * and level band of the forecast ({@link levelBand}), from the record (or a default).
+   */
+  quantiles: (laneKey: string, horizonMinutes: number, method: Method, band: number) => readonly number[];
+  /** What the lane learned for a horizon (absent: the defaults, {@link defaultWeights} and the median). */
+  learned?: (laneKey: string, horizonMinutes: number) => LearnedHorizon;
   /** The champion of a lane and horizon among the methods that have a point. */
   champion: (laneKey: string, horizonMinutes: number, available: readonly Method[]) => Method | null;
 }
@@ -346,27 +438,23 @@ export function issuePort(input: PortForecastInput): IssuedPort {
     }
     const profile = input.profile.get(key);
     const prior = input.prior?.get(key);
-    /** Our own hour-of-week median (the `profile` baseline); NaN when too thin. */
-    const ownAt = (slot: LocalSlot): number => profile?.values[slot.dayOfWeek * 24 + slot.hour] ?? Number.NaN;
-    let fromPrior = 0;
-    let blended = 0;
-    /** What the model starts from: our own profile, CBP's typical wait, or their blend by samples. */
-    const profileAt = (slot: LocalSlot): number => {
-      const index = slot.dayOfWeek * 24 + slot.hour;
-      const own = ownAt(slot);
-      const cbp = prior?.values[index] ?? Number.NaN;
-      if (!Number.isFinite(cbp)) return own;
-      if (!Number.isFinite(own)) return cbp;
+    const learned = (h: number): LearnedHorizon =>
+      input.learned?.(key, h) ?? { weights: defaultWeights(h), centre: 'median' };
+    // The centre the lane's record prefers (the +1 h horizon's choice serves every point).
+    const centre = learned(60).centre;
+    const ownAt = (index: number): number =>
+      (centre === 'mean' ? profile?.means?.[index] : undefined) ?? profile?.values[index] ?? Number.NaN;
+    /** The profile value of an hour-of-week, blended with the prior where the own hour is thin. */
+    const blendAt = (index: number): { value: number; prior: 'typical' | 'blend' | null } => {
+      const own = ownAt(index);
+      const p = prior?.values[index] ?? Number.NaN;
+      if (!Number.isFinite(p)) return { value: own, prior: null };
+      if (!Number.isFinite(own)) return { value: p, prior: 'typical' };
       const n = profile?.samples?.[index] ?? Number.POSITIVE_INFINITY;
-      return Number.isFinite(n) ? (n * own + PRIOR_WEIGHT_SAMPLES * cbp) / (n + PRIOR_WEIGHT_SAMPLES) : own;
+      if (!Number.isFinite(n)) return { value: own, prior: null };
+      return { value: (n * own + PRIOR_WEIGHT_SAMPLES * p) / (n + PRIOR_WEIGHT_SAMPLES), prior: 'blend' };
     };
-    const baseOf = (slot: LocalSlot): 'own' | 'prior' | 'blend' => {
-      const index = slot.dayOfWeek * 24 + slot.hour;
-      const cbp = prior?.values[index] ?? Number.NaN;
-      if (!Number.isFinite(cbp)) return 'own';
-      if (!Number.isFinite(ownAt(slot))) return 'prior';
-      return Number.isFinite(profile?.samples?.[index] ?? Number.POSITIVE_INFINITY) ? 'blend' : 'own';
-    };
+    const profileAt = (slot: LocalSlot): number => blendAt(slot.dayOfWeek * 24 + slot.hour).value;
     // On a holiday, does the lane run like a Sunday? Today's readings so far say (null: none yet).
     const holidayFit = sundayFit(numeric, local, profileAt, input.border);
     /** The typical wait of a local hour: the profile, or on a holiday its blend with Sunday's. */
@@ -376,50 +464,94 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       const sunday = profileAt({ ...slot, dayOfWeek: 0 });
       return Number.isFinite(sunday) ? holidayBase(weekday, sunday, holidayFit) : weekday;
     };
-    // Today's anomaly: the last hour's readings minus their own hour's typical wait, averaged.
-    const anomalies = numeric
-      .filter((r) => r.atMs >= latest.atMs - 3_600_000)
-      .map((r) => {
-        const slot = local(r.atMs);
-        return { atMs: r.atMs, value: r.delayMinutes - typicalAt(slot, holidayOn(slot.date, input.border)) };
-      })
-      .filter((a) => Number.isFinite(a.value));
-    const anomaly =
-      anomalies.length === 0 ? 0 : anomalies.reduce((s, a) => s + a.value, 0) / anomalies.length;
-    const slope = trendOf(anomalies);
+    const anomalyOf = (r: { atMs: number; delayMinutes: number }): number => {
+      const slot = local(r.atMs);
+      return r.delayMinutes - typicalAt(slot, holidayOn(slot.date, input.border));
+    };
+    /** The mean anomaly of the readings in (fromMs, toMs], NaN when none. */
+    const meanAnomaly = (fromMs: number, toMs: number): number => {
+      let sum = 0;
+      let count = 0;
+      for (let i = numericAll.length - 1; i >= 0; i--) {
+        const r = numericAll[i] as { atMs: number; delayMinutes: number };
+        if (r.atMs <= fromMs) break;
+        if (r.atMs > toMs) continue;
+        const value = anomalyOf(r);
+        if (!Number.isFinite(value)) continue;
+        sum += value;
+        count++;
+      }
+      return count === 0 ? Number.NaN : sum / count;
+    };
+    const numericAll = laneInput.readings.filter(
+      (r): r is { atMs: number; delayMinutes: number } => r.delayMinutes !== null && r.atMs <= issuedAtMs,
+    );
+    // Today's anomaly (the last hour's readings), and its change since the hour before.
+    const nowAnomaly = meanAnomaly(latest.atMs - 3_600_000, latest.atMs);
+    const anomaly = Number.isFinite(nowAnomaly) ? nowAnomaly : 0;
+    const before = meanAnomaly(latest.atMs - 2 * 3_600_000, latest.atMs - 3_600_000);
+    const change = Number.isFinite(before) ? anomaly - before : 0;
+    /** The anomaly of the reading in force a day before `atMs` (0 when none was fresh then). */
+    const dayEarlier = (atMs: number): number => {
+      const then = atMs - 86_400_000;
+      // The last reading at or before `then` (binary search: the readings are oldest first).
+      let lo = 0;
+      let hi = numericAll.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if ((numericAll[mid] as { atMs: number }).atMs <= then) lo = mid + 1;
+        else hi = mid;
+      }
+      const r = numericAll[lo - 1];
+      if (!r || then - r.atMs > 75 * 60_000) return 0;
+      const value = anomalyOf(r);
+      return Number.isFinite(value) ? value : 0;
+    };
     const cadence = cadenceOf(laneInput.readings.filter((r) => r.atMs <= issuedAtMs));
     const nextUpdateMs = latest.atMs + cadence - 60_000;
     let missingProfile = 0;
+    let fromPrior = 0;
+    let blendedPoints = 0;
     const points: IssuedPoint[] = targets.map((target) => {
-      const typical = profileAt(target.slot);
-      const own = ownAt(target.slot);
+      const index = target.slot.dayOfWeek * 24 + target.slot.hour;
+      const typical = profile?.values[index] ?? Number.NaN;
+      const blended = blendAt(index);
       const base = typicalAt(target.slot, target.holiday);
       const readAsHoliday =
         target.holiday !== null && Number.isFinite(profileAt({ ...target.slot, dayOfWeek: 0 }));
-      const lead = (target.atMs - latest.atMs) / 60_000;
       let model: number | null = null;
-      if (Number.isFinite(typical) && Number.isFinite(base)) {
-        if (target.atMs < nextUpdateMs) model = latest.delayMinutes;
-        else {
-          const decay = Math.exp(-lead / ANOMALY_DECAY_MINUTES);
-          const trend = 0.5 * slope * TREND_DAMPING_MINUTES * (1 - Math.exp(-lead / TREND_DAMPING_MINUTES));
-          model = Math.max(0, base + (anomaly + trend) * decay);
+      let basis: PointBasis | undefined;
+      if (Number.isFinite(blended.value) && Number.isFinite(base)) {
+        const mean = profile?.means?.[index] ?? Number.NaN;
+        const centres: [number, number] | null =
+          Number.isFinite(mean) && Number.isFinite(typical) ? [mean, typical] : null;
+        if (target.atMs < nextUpdateMs) {
+          model = latest.delayMinutes;
+          basis = { raw: model, base, x: null, centres };
+        } else {
+          const x: [number, number, number] = [
+            round1(anomaly),
+            round1(change),
+            round1(dayEarlier(target.atMs)),
+          ];
+          const w = learned(target.h).weights;
+          model = Math.max(0, base + w[0] * x[0] + w[1] * x[1] + w[2] * x[2]);
+          basis = { raw: round1(model), base: round1(base), x, centres };
         }
       } else missingProfile++;
-      if (model !== null) {
-        const base = baseOf(target.slot);
-        if (base === 'prior') fromPrior++;
-        else if (base === 'blend') blended++;
-      }
       const values: Record<Method, number | null> = {
         model,
         persistence: latest.delayMinutes,
         // The baseline stays our own profile: CBP's typical wait is only where the model starts.
-        profile: Number.isFinite(own) ? own : null,
+        profile: Number.isFinite(typical) ? typical : null,
       };
+      const correct = learned(target.h).corrected === true;
       const triple = (method: Method): Triple | null => {
         const value = values[method];
-        return value === null ? null : intervalFor(value, input.quantiles(key, target.h, method));
+        if (value === null) return null;
+        const quantiles = input.quantiles(key, target.h, method, levelBand(value));
+        if (method === 'model' && basis) basis.corrected = intervalFor(value, quantiles, true)[0];
+        return intervalFor(value, quantiles, method === 'model' && correct);
       };
       const point: IssuedPoint = {
         horizonMinutes: target.h,
@@ -428,6 +560,12 @@ export function issuePort(input: PortForecastInput): IssuedPort {
         profile: triple('profile'),
         champion: null,
       };
+      if (basis) point.basis = basis;
+      if (model !== null && blended.prior) {
+        point.prior = blended.prior;
+        if (blended.prior === 'typical') fromPrior++;
+        else blendedPoints++;
+      }
       // No model means the lane lacks history for that hour: nothing is published for the point.
       point.champion =
         point.model === null
@@ -447,16 +585,18 @@ export function issuePort(input: PortForecastInput): IssuedPort {
           ? `not enough history: the hour-of-week profile has fewer than ${PROFILE_MIN_SAMPLES} samples for the coming hours (about two weeks of readings are needed)${prior ? ' and CBP publishes no typical wait for them' : " and no typical wait of CBP's is known for this lane (port-typical-waits)"}, so no model forecast is published`
           : `not enough history for ${missingProfile} of ${targets.length} points: their hours have fewer than ${PROFILE_MIN_SAMPLES} samples in the hour-of-week profile`;
     const started =
-      fromPrior + blended === 0
+      fromPrior + blendedPoints === 0
         ? null
         : fromPrior === targets.length - missingProfile
           ? `the model starts from CBP's typical wait (port-typical-waits): our own history has fewer than ${PROFILE_MIN_SAMPLES} samples for these hours`
-          : `the model blends CBP's typical wait with our own hour-of-week profile, weighted by sample count (CBP counts as ${PRIOR_WEIGHT_SAMPLES} samples) for ${fromPrior + blended} of ${targets.length} points${fromPrior > 0 ? `, ${fromPrior} of them from CBP's alone` : ''}`;
+          : `the model blends CBP's typical wait with our own hour-of-week profile, weighted by sample count (CBP counts as ${PRIOR_WEIGHT_SAMPLES} samples) for ${fromPrior + blendedPoints} of ${targets.length} points${fromPrior > 0 ? `, ${fromPrior} of them from CBP's alone` : ''}`;
     lanes.push({
       ...laneInput.lane,
       reading: { delayMinutes: latest.delayMinutes, observedAt: new Date(latest.atMs).toISOString() },
       reason: [started, thin].filter((part) => part !== null).join('; ') || null,
-      ...(fromPrior + blended > 0 ? { base: fromPrior > 0 && blended === 0 ? 'cbp-typical' : 'blend' } : {}),
+      ...(fromPrior + blendedPoints > 0
+        ? { base: fromPrior > 0 && blendedPoints === 0 ? 'cbp-typical' : 'blend' }
+        : {}),
       points,
     });
   }
@@ -499,22 +639,6 @@ function sundayFit(
 export function holidayBase(weekday: number, sunday: number, fit: number | null): number {
   const w = fit ?? 0.5;
   return w * sunday + (1 - w) * weekday;
-}
-
-/** Least-squares slope (minutes per minute) of the anomalies; 0 with fewer than 3 points. */
-function trendOf(anomalies: readonly { atMs: number; value: number }[]): number {
-  if (anomalies.length < 3) return 0;
-  const xs = anomalies.map((a) => a.atMs / 60_000);
-  const mx = xs.reduce((s, x) => s + x, 0) / xs.length;
-  const my = anomalies.reduce((s, a) => s + a.value, 0) / anomalies.length;
-  let sxy = 0;
-  let sxx = 0;
-  anomalies.forEach((a, i) => {
-    const dx = (xs[i] ?? 0) - mx;
-    sxy += dx * (a.value - my);
-    sxx += dx * dx;
-  });
-  return sxx === 0 ? 0 : sxy / sxx;
 }
 
 /** The slot a cycle at `nowMs` issues (its start), on the {@link SLOT_MS} grid. */

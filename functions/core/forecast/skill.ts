@@ -10,14 +10,20 @@
  * nothing twice. Rolling window: the last {@link RECORD_DAYS} dates.
  */
 import {
+  type Centre,
   DEFAULT_RELATIVE_QUANTILES,
+  defaultWeights,
   type ErrorHistogram,
   HORIZONS_MINUTES,
   type IssuedPort,
   type LaneReading,
+  LEVEL_BAND_NAMES,
+  type LearnedHorizon,
+  levelBand,
   METHODS,
   type Method,
   MIN_INTERVAL_N,
+  type PointBasis,
   quantilesOf,
   relativeBin,
   SLOT_MS,
@@ -46,8 +52,26 @@ export interface Tally {
   /** Actuals inside [low, high]. */
   cov: number;
   n: number;
-  /** Relative-error bins (see `relativeBin`); empty for the published series. */
+  /**
+   * Relative-error bins (see `relativeBin`) of records kept before level bands; new scores go to
+   * `bands`. Empty for the published series.
+   */
   hist: ErrorHistogram;
+  /** Relative-error bins per level band of the forecast (see `levelBand`); absent for the published series. */
+  bands?: ErrorHistogram[];
+  /** Scored forecasts per level band of the forecast (see `LEVEL_BAND_NAMES`). */
+  lvn?: number[];
+  /** Of those, the actuals inside the interval. */
+  lvc?: number[];
+  /**
+   * The model's learning sums (hundredths of a square minute): the pairs of anomalies x and
+   * y = actual - base, `[x0x0, x0x1, x0x2, x1x1, x1x2, x2x2, x0y, x1y, x2y, pairs]`.
+   */
+  reg?: number[];
+  /** The model's profile centres scored at the target: `[|actual - mean|, |actual - median|, n]` (tenths). */
+  ctr?: number[];
+  /** The model without and with its median correction: `[|actual - raw|, |actual - corrected|, n]` (tenths). */
+  cor?: number[];
 }
 
 /** Per lane key, per horizon (minutes, as a string), per series. */
@@ -81,17 +105,47 @@ function tallyOf(record: PortRecord, lane: string, h: string, series: Series): T
   return child(byMethod as Record<string, Tally>, series, emptyTally);
 }
 
+function addHistogram(into: ErrorHistogram, from: ErrorHistogram, sign: number): void {
+  // Hot path (every tally of every record a slot reads): no intermediate arrays.
+  for (const bin in from) {
+    const next = (into[bin] ?? 0) + sign * (from[bin] ?? 0);
+    if (next === 0) delete into[bin];
+    else into[bin] = next;
+  }
+}
+
+/** `into[i] += sign * from[i]` over a stored sum array (created when missing). */
+function addSums(
+  into: Tally,
+  field: 'lvn' | 'lvc' | 'reg' | 'ctr' | 'cor',
+  from: readonly number[] | undefined,
+  sign: number,
+) {
+  if (!from) return;
+  const sums = into[field] ?? [];
+  for (let i = 0; i < from.length; i++) sums[i] = (sums[i] ?? 0) + sign * (from[i] ?? 0);
+  into[field] = sums;
+}
+
 function addTally(into: Tally, from: Tally, sign: number): void {
   into.abs += sign * from.abs;
   into.err += sign * from.err;
   into.cov += sign * from.cov;
   into.n += sign * from.n;
-  // Hot path (every tally of every record a slot reads): no intermediate arrays.
-  const hist = into.hist;
-  for (const bin in from.hist) {
-    const next = (hist[bin] ?? 0) + sign * (from.hist[bin] ?? 0);
-    if (next === 0) delete hist[bin];
-    else hist[bin] = next;
+  addSums(into, 'lvn', from.lvn, sign);
+  addSums(into, 'lvc', from.lvc, sign);
+  addSums(into, 'reg', from.reg, sign);
+  addSums(into, 'ctr', from.ctr, sign);
+  addSums(into, 'cor', from.cor, sign);
+  addHistogram(into.hist, from.hist, sign);
+  if (from.bands) {
+    const bands = into.bands ?? [];
+    for (let band = 0; band < from.bands.length; band++) {
+      const target = bands[band] ?? {};
+      bands[band] = target;
+      addHistogram(target, from.bands[band] ?? {}, sign);
+    }
+    into.bands = bands;
   }
 }
 
@@ -139,6 +193,8 @@ export function dueTargets(slotMs: number, throughByDate: ReadonlyMap<string, st
   return out;
 }
 
+const tenths = (value: number) => Math.round(value * 10);
+
 function score(
   record: PortRecord,
   lane: string,
@@ -146,18 +202,67 @@ function score(
   series: Series,
   triple: Triple,
   actual: number,
+  basis?: PointBasis,
 ): void {
   const tally = tallyOf(record, lane, String(h), series);
   const [forecast, low, high] = triple;
-  const error = Math.round(forecast * 10) - Math.round(actual * 10);
+  const error = tenths(forecast) - tenths(actual);
+  const covered = actual >= low && actual <= high ? 1 : 0;
   tally.abs += Math.abs(error);
   tally.err += error;
-  tally.cov += actual >= low && actual <= high ? 1 : 0;
+  tally.cov += covered;
   tally.n += 1;
+  const lvn = tally.lvn ?? [0, 0, 0, 0];
+  const lvc = tally.lvc ?? [0, 0, 0, 0];
+  const level = levelBand(forecast);
+  lvn[level] = (lvn[level] ?? 0) + 1;
+  lvc[level] = (lvc[level] ?? 0) + covered;
+  tally.lvn = lvn;
+  tally.lvc = lvc;
   // The published series repeats one of the others: its errors shape no interval.
   if (series === 'champion') return;
-  const bin = String(relativeBin(actual, forecast));
-  tally.hist[bin] = (tally.hist[bin] ?? 0) + 1;
+  // The model's intervals and median correction come from the errors of its value before the correction.
+  const raw = series === 'model' && basis ? basis.raw : forecast;
+  const bands = tally.bands ?? [{}, {}, {}, {}];
+  const histogram = bands[levelBand(raw)] ?? {};
+  const bin = String(relativeBin(actual, raw));
+  histogram[bin] = (histogram[bin] ?? 0) + 1;
+  bands[levelBand(raw)] = histogram;
+  tally.bands = bands;
+  if (series !== 'model' || !basis) return;
+  if (basis.x) {
+    const x = basis.x.map(tenths) as [number, number, number];
+    const y = tenths(actual) - tenths(basis.base);
+    const reg = tally.reg ?? new Array<number>(10).fill(0);
+    const terms = [
+      x[0] * x[0],
+      x[0] * x[1],
+      x[0] * x[2],
+      x[1] * x[1],
+      x[1] * x[2],
+      x[2] * x[2],
+      x[0] * y,
+      x[1] * y,
+      x[2] * y,
+      1,
+    ];
+    for (let i = 0; i < terms.length; i++) reg[i] = (reg[i] ?? 0) + (terms[i] ?? 0);
+    tally.reg = reg;
+  }
+  if (basis.corrected !== undefined) {
+    const cor = tally.cor ?? [0, 0, 0];
+    cor[0] = (cor[0] ?? 0) + Math.abs(tenths(actual) - tenths(basis.raw));
+    cor[1] = (cor[1] ?? 0) + Math.abs(tenths(actual) - tenths(basis.corrected));
+    cor[2] = (cor[2] ?? 0) + 1;
+    tally.cor = cor;
+  }
+  if (basis.centres) {
+    const ctr = tally.ctr ?? [0, 0, 0];
+    ctr[0] = (ctr[0] ?? 0) + Math.abs(tenths(actual) - tenths(basis.centres[0]));
+    ctr[1] = (ctr[1] ?? 0) + Math.abs(tenths(actual) - tenths(basis.centres[1]));
+    ctr[2] = (ctr[2] ?? 0) + 1;
+    tally.ctr = ctr;
+  }
 }
 
 /**
@@ -185,7 +290,17 @@ export function scoreTargets(
         if (actual === null) continue;
         const record = out.get(date) ?? {};
         out.set(date, record);
-        for (const method of METHODS) score(record, key, h, method, point[method] as Triple, actual);
+        for (const method of METHODS) {
+          score(
+            record,
+            key,
+            h,
+            method,
+            point[method] as Triple,
+            actual,
+            method === 'model' ? point.basis : undefined,
+          );
+        }
         const champion = point.champion ? point[point.champion] : null;
         if (champion) score(record, key, h, 'champion', champion, actual);
       }
@@ -193,6 +308,16 @@ export function scoreTargets(
   }
   return out;
 }
+
+/** Interval coverage of the forecasts of one level band. */
+/** A type (not an interface) so it fits the published schema's open objects. */
+export type LevelCoverage = {
+  /** The forecast's level: `0-5`, `5-15`, `15-45` or `45+` minutes. */
+  level: (typeof LEVEL_BAND_NAMES)[number];
+  /** Share of actuals inside the 80% interval (0-1, 0.001); null when n is 0. */
+  coverage: number | null;
+  n: number;
+};
 
 export interface SkillFigures {
   /** Mean absolute error, minutes (0.1); null when n is 0. */
@@ -202,17 +327,45 @@ export interface SkillFigures {
   /** Share of actuals inside the 80% interval (0-1, 0.001). */
   coverage: number | null;
   n: number;
+  /**
+   * Coverage per level band of the forecast (empty for records kept before bands); given for the
+   * published series only, which is what a traveller sees.
+   */
+  coverageByLevel?: LevelCoverage[];
 }
 
-export function figuresOf(tally: Tally | undefined): SkillFigures {
-  if (!tally || tally.n === 0) return { mae: null, bias: null, coverage: null, n: 0 };
-  return {
+const share = (part: number, whole: number) => Math.round((part / whole) * 1000) / 1000;
+
+/** The figures of a tally; with `levels`, its coverage per level band too. */
+export function figuresOf(tally: Tally | undefined, levels = false): SkillFigures {
+  if (!tally || tally.n === 0) {
+    return { mae: null, bias: null, coverage: null, n: 0, ...(levels ? { coverageByLevel: [] } : {}) };
+  }
+  const lvn = tally.lvn;
+  const figures: SkillFigures = {
     mae: Math.round(tally.abs / tally.n) / 10,
     bias: Math.round(tally.err / tally.n) / 10,
-    coverage: Math.round((tally.cov / tally.n) * 1000) / 1000,
+    coverage: share(tally.cov, tally.n),
     n: tally.n,
   };
+  if (!levels) return figures;
+  return {
+    ...figures,
+    coverageByLevel: lvn
+      ? LEVEL_BAND_NAMES.map((level, i) => {
+          const n = lvn[i] ?? 0;
+          return { level, coverage: n === 0 ? null : share(tally.lvc?.[i] ?? 0, n), n };
+        })
+      : [],
+  };
 }
+
+/**
+ * A more complex method replaces a simpler one as champion only when its MAE is lower by this
+ * share: between methods within it, the simpler one is published (a lane's champion does not
+ * flip on noise, and a model no better than its profile is not served in its place).
+ */
+export const CHAMPION_MARGIN = 0.05;
 
 /** Preference among equal MAEs: the simpler method wins. */
 const TIE_ORDER: readonly Method[] = ['persistence', 'profile', 'model'];
@@ -239,7 +392,8 @@ export function championOf(
     const tally = series[method];
     if (!available.includes(method) || !tally || tally.n === 0) continue;
     const mae = tally.abs / tally.n;
-    if (mae < bestMae) {
+    // A method more complex than the best so far must beat it clearly, not by noise.
+    if (mae < bestMae * (1 - CHAMPION_MARGIN)) {
       best = method;
       bestMae = mae;
     }
@@ -258,21 +412,152 @@ export function championReason(record: PortRecord, lane: string, h: number, cham
   return `lowest mean absolute error over the last ${RECORD_DAYS} days (n=${n})`;
 }
 
-/** Relative-error quantiles for a method at a lane and horizon: its own record, the port's pooled, or the default. */
+/** Every band's bins of a tally (and the bins kept before bands) in one histogram. */
+function allBands(tally: Tally): ErrorHistogram {
+  const out: ErrorHistogram = { ...tally.hist };
+  for (const band of tally.bands ?? []) addHistogram(out, band, 1);
+  return out;
+}
+
+/**
+ * Relative-error quantiles `[q10, q50, q90]` for a method at a lane, horizon and level band (see
+ * `levelBand`): the lane's own errors in that band once they number {@link MIN_INTERVAL_N}, else
+ * the port's lanes pooled in that band, else the lane's errors of every band, else the port's,
+ * else the default. Without `band`, every band pooled. For many calls on one record, use
+ * {@link quantilerOf} (it caches the pooled histograms).
+ */
 export function quantilesFrom(
   record: PortRecord,
   lane: string,
   h: number,
   method: Method,
-): readonly [number, number] {
-  const own = record[lane]?.[String(h)]?.[method];
-  const mine = own ? quantilesOf(own.hist) : null;
-  if (mine) return mine;
-  const pooled: ErrorHistogram = {};
-  for (const horizons of Object.values(record)) {
-    const tally = horizons[String(h)]?.[method];
-    if (!tally) continue;
-    for (const [bin, count] of Object.entries(tally.hist)) pooled[bin] = (pooled[bin] ?? 0) + count;
+  band?: number,
+): readonly [number, number, number] {
+  return quantilerOf(record)(lane, h, method, band);
+}
+
+/** {@link quantilesFrom} over one record, with the port's pooled histograms computed once. */
+export function quantilerOf(
+  record: PortRecord,
+): (lane: string, h: number, method: Method, band?: number) => readonly [number, number, number] {
+  const pooledCache = new Map<string, ErrorHistogram>();
+  const pooled = (h: number, method: Method, band: number | null): ErrorHistogram => {
+    const key = `${h}|${method}|${band}`;
+    let out = pooledCache.get(key);
+    if (out) return out;
+    out = {};
+    for (const horizons of Object.values(record)) {
+      const tally = horizons[String(h)]?.[method];
+      if (!tally) continue;
+      addHistogram(out, band === null ? allOf(tally) : (tally.bands?.[band] ?? {}), 1);
+    }
+    pooledCache.set(key, out);
+    return out;
+  };
+  const merged = new WeakMap<Tally, ErrorHistogram>();
+  const allOf = (tally: Tally): ErrorHistogram => {
+    let out = merged.get(tally);
+    if (!out) {
+      out = tally.bands ? allBands(tally) : tally.hist;
+      merged.set(tally, out);
+    }
+    return out;
+  };
+  return (lane, h, method, band) => {
+    const own = record[lane]?.[String(h)]?.[method];
+    if (band !== undefined) {
+      const mine = own?.bands?.[band] ? quantilesOf(own.bands[band] as ErrorHistogram) : null;
+      if (mine) return mine;
+      const port = quantilesOf(pooled(h, method, band));
+      if (port) return port;
+    }
+    const mine = own ? quantilesOf(allOf(own)) : null;
+    if (mine) return mine;
+    return quantilesOf(pooled(h, method, null)) ?? DEFAULT_RELATIVE_QUANTILES;
+  };
+}
+
+/**
+ * A lane's pairs count as this many pairs of the prior (the port's lanes pooled; for the port,
+ * the default fading anomaly): the shrinkage of a lane with few pairs.
+ */
+export const PRIOR_PAIRS = 50;
+
+/** Solves `(A + L) w = b + L w0` for the stored sums, `L` = {@link PRIOR_PAIRS} pairs' worth per weight. */
+function fitWeights(reg: readonly number[] | undefined, prior: readonly number[]): [number, number, number] {
+  const pairs = reg?.[9] ?? 0;
+  if (!reg || pairs <= 0) return [prior[0] ?? 0, prior[1] ?? 0, prior[2] ?? 0];
+  const [a00 = 0, a01 = 0, a02 = 0, a11 = 0, a12 = 0, a22 = 0, b0 = 0, b1 = 0, b2 = 0] = reg;
+  // Each weight's ridge is its regressor's mean square (floored at 1 square minute) times PRIOR_PAIRS.
+  const ridge = (diagonal: number) => (PRIOR_PAIRS * Math.max(diagonal / pairs, 100)) as number;
+  const l0 = ridge(a00);
+  const l1 = ridge(a11);
+  const l2 = ridge(a22);
+  const m = [
+    [a00 + l0, a01, a02, b0 + l0 * (prior[0] ?? 0)],
+    [a01, a11 + l1, a12, b1 + l1 * (prior[1] ?? 0)],
+    [a02, a12, a22 + l2, b2 + l2 * (prior[2] ?? 0)],
+  ];
+  // Gaussian elimination: the matrix is symmetric positive definite (the ridge sees to it).
+  for (let c = 0; c < 3; c++) {
+    const pivot = m[c] as number[];
+    for (let r = 0; r < 3; r++) {
+      if (r === c) continue;
+      const row = m[r] as number[];
+      const f = (row[c] as number) / (pivot[c] as number);
+      for (let k = c; k < 4; k++) row[k] = (row[k] as number) - f * (pivot[k] as number);
+    }
   }
-  return quantilesOf(pooled, MIN_INTERVAL_N) ?? DEFAULT_RELATIVE_QUANTILES;
+  const w = m.map((row, i) => (row[3] as number) / (row[i] as number));
+  return [w[0] ?? 0, w[1] ?? 0, w[2] ?? 0];
+}
+
+/**
+ * What each lane learned from a port's record, per horizon ({@link LearnedHorizon}): its anomaly
+ * weights, fitted by least squares on its own pairs and shrunk toward the port's lanes pooled
+ * (themselves shrunk toward the default fading anomaly), and the profile centre (mean or median)
+ * that scored better on its record once it holds {@link MIN_N} targets (else the port's choice,
+ * else the median). Cached per lane and horizon: one learner serves a slot.
+ */
+export function learnerOf(record: PortRecord): (lane: string, h: number) => LearnedHorizon {
+  const pooledWeights = new Map<number, [number, number, number]>();
+  const cache = new Map<string, LearnedHorizon>();
+  let portCentre: Centre | null = null;
+  const centreOf = (ctr: readonly number[] | undefined): Centre | null =>
+    ctr && (ctr[2] ?? 0) >= MIN_N ? ((ctr[0] ?? 0) < (ctr[1] ?? 0) ? 'mean' : 'median') : null;
+  const portCentreOf = (h: number): Centre => {
+    if (portCentre) return portCentre;
+    const sums = [0, 0, 0];
+    for (const horizons of Object.values(record)) {
+      const ctr = horizons[String(h)]?.model?.ctr;
+      for (let i = 0; i < 3; i++) sums[i] = (sums[i] ?? 0) + (ctr?.[i] ?? 0);
+    }
+    portCentre = centreOf(sums) ?? 'median';
+    return portCentre;
+  };
+  return (lane, h) => {
+    const key = `${lane}|${h}`;
+    const hit = cache.get(key);
+    if (hit) return hit;
+    let pooled = pooledWeights.get(h);
+    if (!pooled) {
+      const sums: number[] = new Array<number>(10).fill(0);
+      for (const horizons of Object.values(record)) {
+        const reg = horizons[String(h)]?.model?.reg;
+        if (reg) for (let i = 0; i < 10; i++) sums[i] = (sums[i] ?? 0) + (reg[i] ?? 0);
+      }
+      pooled = fitWeights(sums, defaultWeights(h));
+      pooledWeights.set(h, pooled);
+    }
+    const own = record[lane]?.[String(h)]?.model;
+    const cor = own?.cor;
+    const learned: LearnedHorizon = {
+      weights: fitWeights(own?.reg, pooled),
+      centre: centreOf(record[lane]?.['60']?.model?.ctr) ?? portCentreOf(60),
+      // The median correction earns its place on the lane's record (it is left out before).
+      corrected: !!cor && (cor[2] ?? 0) >= MIN_N && (cor[1] ?? 0) < (cor[0] ?? 0),
+    };
+    cache.set(key, learned);
+    return learned;
+  };
 }

@@ -79,6 +79,12 @@ export const LANE_WAIT_EXAMPLE = {
 const { maxLanes: _maxLanes, freshness: _freshness, ...OBSERVATION_EXAMPLE } = LANE_WAIT_EXAMPLE;
 
 const GENERATED_AT = '2026-11-18T20:10:00.000Z';
+const LEVELS_EXAMPLE = [
+  { level: '0-5' as const, coverage: 0.82, n: 900 },
+  { level: '5-15' as const, coverage: 0.8, n: 700 },
+  { level: '15-45' as const, coverage: 0.79, n: 600 },
+  { level: '45+' as const, coverage: 0.78, n: 200 },
+];
 
 /** A body example per view. */
 export const BODY_EXAMPLES = {
@@ -124,7 +130,7 @@ export const BODY_EXAMPLES = {
     issuedAt: '2026-11-18T20:00:00.000Z',
     recordDays: 28,
     minimumN: 50,
-    horizonsMinutes: [15, 30, 45, 60, 120, 180, 240, 300, 360],
+    horizonsMinutes: [15, 30, 45, 60, ...Array.from({ length: 23 }, (_, i) => 120 + 60 * i)],
     lanes: [
       {
         direction: 'into-us',
@@ -152,7 +158,7 @@ export const BODY_EXAMPLES = {
             model: { mae: 3.1, bias: 0.2, coverage: 0.81, n: 2400 },
             persistence: { mae: 3.4, bias: 0.1, coverage: 0.79, n: 2400 },
             profile: { mae: 7.9, bias: -0.5, coverage: 0.8, n: 2400 },
-            published: { mae: 3.1, bias: 0.2, coverage: 0.81, n: 2400 },
+            published: { mae: 3.1, bias: 0.2, coverage: 0.81, n: 2400, coverageByLevel: LEVELS_EXAMPLE },
           },
         ],
       },
@@ -319,18 +325,40 @@ export const SkillFiguresSchema = z
     bias: z.number().nullable().describe('Mean of forecast - actual, minutes (0.1): positive means too high'),
     coverage: z.number().min(0).max(1).nullable().describe('Share of actuals inside the 80% interval'),
     n: z.int().min(0).describe('Forecasts scored in the last 28 days'),
+    coverageByLevel: z
+      .array(
+        z.looseObject({
+          level: z.enum(['0-5', '5-15', '15-45', '45+']).describe('The forecast level band, minutes'),
+          coverage: z.number().min(0).max(1).nullable().describe('Share of actuals inside the 80% interval'),
+          n: z.int().min(0),
+        }),
+      )
+      .optional()
+      .describe(
+        'Coverage by the level of the forecast (a long wait needs a wider band), on the published series; empty before any',
+      ),
   })
   .meta({ id: 'SkillFigures' });
 
 export const ForecastPointSchema = z
   .looseObject({
     at: Timestamp.describe('Target time'),
-    horizonMinutes: z.int().min(15).max(360),
+    horizonMinutes: z
+      .int()
+      .min(15)
+      .max(1440)
+      .describe('Lead time: 15, 30, 45, 60 minutes, then hourly to a day'),
     delayMinutes: z.number().min(0).describe('Expected wait, minutes (0.1)'),
     low: z.number().min(0).describe('Lower end of the 80% interval'),
     high: z.number().min(0).describe('Upper end of the 80% interval'),
     method: MethodSchema.describe('The champion of this lane and horizon that produced the point'),
     holiday: z.string().optional().describe('The public holiday the target falls on'),
+    prior: z
+      .enum(['typical', 'blend'])
+      .optional()
+      .describe(
+        "The model started from CBP's typical wait where our own profile is thin: alone (typical) or blended with ours",
+      ),
   })
   .meta({ id: 'ForecastPoint' });
 
@@ -430,6 +458,16 @@ export const ForecastSkillBodySchema = z
         n: z.int().min(0),
         ...perMethod(SeriesSummarySchema),
         champion: SeriesSummarySchema.describe('The forecasts actually published'),
+        coverageByLevel: z
+          .array(
+            z.looseObject({
+              level: z.enum(['0-5', '5-15', '15-45', '45+']),
+              coverage: z.number().min(0).max(1).nullable(),
+              n: z.int().min(0),
+            }),
+          )
+          .optional()
+          .describe("The published forecasts' 80% interval coverage by forecast level, every lane pooled"),
       }),
     ),
   })

@@ -42,10 +42,14 @@ const InputSchema = PortLaneInputSchema.extend({
       to: WindowEndSchema.describe(
         'Window end: port-local HH:MM today, or an ISO 8601 instant (e.g. 2026-11-18T16:00:00Z)',
       ),
+      day: z
+        .enum(['today', 'tomorrow'])
+        .default('today')
+        .describe('The port-local day that HH:MM times fall on (tomorrow: e.g. tomorrow 06:00-10:00)'),
     })
     .optional()
     .describe(
-      "A departure window (within the next 6 hours), as port-local HH:MM today in the port's time zone or as ISO instants: answered from the forecast",
+      "A departure window (within the next 24 hours), as port-local HH:MM today or tomorrow in the port's time zone or as ISO instants: answered from the forecast",
     ),
 });
 
@@ -101,7 +105,7 @@ export const bestTimeToCrossTool = defineTool({
     'The hours with the lowest average wait (minutes) at one crossing, from hourly averages by day of ' +
     "week and hour in the port's own time zone, with the sample count of each hour. Averages are rebuilt " +
     'after each ingest from the observations; they describe the past, not a forecast. With depart_between ' +
-    '(a window today, port-local HH:MM, within the next 6 hours), today ranks the forecast points in the ' +
+    '(a window today or tomorrow, port-local HH:MM, within the next 24 hours), today ranks the forecast points in the ' +
     'window, each with its 80% interval, the method published (model, persistence or profile: the one with ' +
     'the lowest error on that lane) and its track record. Anonymous.',
   input: InputSchema,
@@ -165,10 +169,19 @@ async function forecastWindow(
     mode: (typeof MODES)[number];
     lane: (typeof LANES)[number];
   },
-  window: { from: string; to: string },
+  window: { from: string; to: string; day?: 'today' | 'tomorrow' | undefined },
 ): Promise<z.infer<typeof OutputSchema>['today']> {
   const nowMs = deps.clock.now();
-  const today = utcToZoned(nowMs, port.timeZone);
+  const now = utcToZoned(nowMs, port.timeZone);
+  // Tomorrow's calendar date in the port's zone (noon of today plus a day never crosses two dates).
+  const today =
+    window.day === 'tomorrow'
+      ? utcToZoned(
+          zonedToUtc({ year: now.year, month: now.month, day: now.day, hour: 12, minute: 0 }, port.timeZone) +
+            86_400_000,
+          port.timeZone,
+        )
+      : now;
   const instant = (end: string) => {
     if (!/^\d\d:\d\d$/.test(end)) return Date.parse(end);
     const [hour, minute] = end.split(':').map(Number) as [number, number];
@@ -215,6 +228,6 @@ async function forecastWindow(
     reason:
       options.length > 0
         ? null
-        : `no forecast point falls in the window: the forecast issued ${found.issuedAt} reaches ${found.points.at(-1)?.at} (6 hours)`,
+        : `no forecast point falls in the window: the forecast issued ${found.issuedAt} reaches ${found.points.at(-1)?.at} (24 hours)`,
   };
 }

@@ -53,15 +53,15 @@ const InputSchema = z.object({
     .describe('Also rank stale readings (75-180 min old); expired ones never rank'),
   limit: z.number().int().min(1).max(30).default(10).describe('Most ranked crossings to return'),
   arrive_at: InstantSchema.optional().describe(
-    'Arrival time, an ISO 8601 instant with Z or an offset (e.g. 2026-11-18T14:30:00Z), within the next 6 hours: also rank by the forecast wait then',
+    'Arrival time, an ISO 8601 instant with Z or an offset (e.g. 2026-11-18T14:30:00Z), within the next 24 hours: also rank by the forecast wait then',
   ),
   in_minutes: z
     .number()
     .int()
     .min(0)
-    .max(360)
+    .max(1440)
     .optional()
-    .describe('Arrival in this many minutes (0-360): also rank by the forecast wait then'),
+    .describe('Arrival in this many minutes (0-1440): also rank by the forecast wait then'),
 });
 
 const lane = LaneWaitSchema.shape;
@@ -158,8 +158,8 @@ function arrivalOf(input: z.output<typeof InputSchema>, nowMs: number): number |
       : input.in_minutes !== undefined
         ? nowMs + input.in_minutes * 60_000
         : null;
-  if (arrivalMs !== null && (arrivalMs < nowMs - 60_000 || arrivalMs > nowMs + 6 * 3_600_000)) {
-    throw new ToolError('arrive_at must be between now and 6 hours from now (the forecasts reach +6 h).');
+  if (arrivalMs !== null && (arrivalMs < nowMs - 60_000 || arrivalMs > nowMs + 24 * 3_600_000)) {
+    throw new ToolError('arrive_at must be between now and 24 hours from now (the forecasts reach +24 h).');
   }
   return arrivalMs;
 }
@@ -172,7 +172,7 @@ export const compareCrossingsTool = defineTool({
     'traveller may use. Only open lanes with a published number count; stale readings only with ' +
     'include_stale, expired ones never; each result carries its observedAt, age and freshness, and ' +
     'crossings left out are listed with the reason. Choose crossings by port_ids, border, state or near. ' +
-    'With arrive_at or in_minutes (up to 6 hours ahead), atArrival also ranks them by the forecast wait at ' +
+    'With arrive_at or in_minutes (up to 24 hours ahead), atArrival also ranks them by the forecast wait at ' +
     'arrival, each with its 80% interval, the method published (model, persistence or profile: the one ' +
     'with the lowest error on that lane) and its track record. Anonymous.',
   input: InputSchema,

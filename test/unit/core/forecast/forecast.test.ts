@@ -132,8 +132,9 @@ describe('forecast targets across the 2026 DST changes', () => {
       { atMs: issuedMs, delayMinutes: 0 },
     ]);
     const hours = result.lanes[0]?.points.map((p) => (p.profile?.[0] ?? 0) % 100);
-    // +15..+60 min: 00:xx and 01:00; then 03:00 .. 07:00 local (the day is 23 hours long).
-    expect(hours).toEqual([0, 0, 0, 1, 3, 4, 5, 6, 7]);
+    // +15..+60 min: 00:xx and 01:00; then 03:00 .. 23:00 local (the day is 23 hours long), and
+    // the next day's 00:00 and 01:00 at +23 and +24 h.
+    expect(hours).toEqual([0, 0, 0, 1, ...Array.from({ length: 21 }, (_, i) => 3 + i), 0, 1]);
   });
 
   it('fall back: the repeated 01:00 in Los Angeles is read as hour 1 twice', () => {
@@ -142,7 +143,8 @@ describe('forecast targets across the 2026 DST changes', () => {
       { atMs: issuedMs, delayMinutes: 0 },
     ]);
     const hours = result.lanes[0]?.points.map((p) => (p.profile?.[0] ?? 0) % 100);
-    expect(hours).toEqual([0, 0, 0, 1, 1, 2, 3, 4, 5]);
+    // 01:00 PDT at +1 h, 01:00 PST at +2 h, then 02:00 .. 23:00 (the day is 25 hours long).
+    expect(hours).toEqual([0, 0, 0, 1, ...Array.from({ length: 23 }, (_, i) => 1 + i)]);
   });
 });
 
@@ -173,7 +175,7 @@ describe('a lane with too little history', () => {
     const body = portForecastBody('p', result, {});
     const published = body.lanes[0]?.points.map((p) => p.horizonMinutes);
     expect(published).toEqual([15, 30, 45, 60]);
-    expect(body.lanes[0]?.reason).toMatch(/not enough history for 5 of 9 points/);
+    expect(body.lanes[0]?.reason).toMatch(/not enough history for 23 of 27 points/);
     expect(body.lanes[0]?.reasonCodes?.[0]).toBe('partial-history');
   });
 
@@ -301,7 +303,8 @@ describe('track record and champion', () => {
 
   it('quantiles need enough scores', () => {
     expect(quantilesOf({ '0': 10 })).toBeNull();
-    const [low, high] = quantilesOf({ '-2': 10, '0': 79, '3': 11 }) ?? [];
+    const [low, median, high] = quantilesOf({ '-2': 10, '0': 79, '3': 11 }) ?? [];
+    expect(median).toBe(0);
     expect(low).toBeCloseTo(-0.1, 9);
     expect(high).toBeCloseTo(0.15, 9);
   });
