@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPort } from '../../functions/core/catalogue/catalogue.ts';
+import { HORIZONS_MINUTES } from '../../functions/core/forecast/forecast.ts';
 import type { LatestReading } from '../../functions/core/model.ts';
 import { startSimulator } from '../../infra/local/simulator/server.ts';
 import { startLocal } from '../../infra/local/start-local.ts';
@@ -55,7 +56,7 @@ describe('the first slot of a fresh service (every catalogue port, simulated fee
         methods.set(String(lane?.method), (methods.get(String(lane?.method)) ?? 0) + 1);
         if (getPort(portId)?.bwtId) {
           expect(lane?.method, label).toBe('model');
-          expect(lane?.points.length, label).toBe(9);
+          expect(lane?.points.length, label).toBe(HORIZONS_MINUTES.length);
           expect(lane?.base, label).toBe('cbp-typical');
           expect(lane?.reason, label).toMatch(/starts from CBP's typical wait/);
         } else {
