@@ -32,6 +32,7 @@ import {
   issuesByTime,
   learnerOf,
   mergeRecords,
+  pointAt,
   type PortRecord,
   quantilerOf,
   RECORD_DAYS,
@@ -448,7 +449,7 @@ function emitScored(state: PortState, target: number, emit: (forecast: ScoredFor
     const issue = byIssue.get(target - h * 60_000);
     if (!issue) continue;
     for (const lane of issue.lanes) {
-      const point = lane.points.find((p) => p.horizonMinutes === h);
+      const point = pointAt(lane.points, h);
       if (!point?.model || !point.persistence || !point.profile || !point.champion) continue;
       const actual = actualAt(state.readings.get(laneKeyOf(lane)) ?? [], target);
       const published = point[point.champion];

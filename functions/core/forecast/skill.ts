@@ -15,6 +15,7 @@ import {
   defaultWeights,
   type ErrorHistogram,
   HORIZONS_MINUTES,
+  type IssuedPoint,
   type IssuedPort,
   type LaneReading,
   LEVEL_BAND_NAMES,
@@ -320,6 +321,14 @@ function score(
   }
 }
 
+const HORIZON_INDEX = new Map<number, number>(HORIZONS_MINUTES.map((h, i) => [h, i]));
+
+/** The point of horizon `h` (points are issued in {@link HORIZONS_MINUTES} order; stored ones may not be). */
+export function pointAt(points: readonly IssuedPoint[], h: number): IssuedPoint | undefined {
+  const at = points[HORIZON_INDEX.get(h) ?? -1];
+  return at?.horizonMinutes === h ? at : points.find((p) => p.horizonMinutes === h);
+}
+
 const issuedMs = new WeakMap<IssuedPort, { at: string; ms: number }>();
 
 /** `Date.parse(issue.issuedAt)`, parsed once per issue (a slot looks up every pending issue). */
@@ -356,7 +365,7 @@ export function scoreTargets(
       const issue = byIssue.get(target - h * 60_000);
       if (!issue) continue;
       for (const lane of issue.lanes) {
-        const point = lane.points.find((p) => p.horizonMinutes === h);
+        const point = pointAt(lane.points, h);
         if (!point?.model || !point.persistence || !point.profile) continue;
         const key = `${lane.direction}#${lane.mode}#${lane.lane}`;
         const actual = actualAt(readings.get(key) ?? [], target);
@@ -519,8 +528,9 @@ export function quantilerOf(
     let out = pooledCache.get(key);
     if (out) return out;
     out = {};
-    for (const horizons of Object.values(record)) {
-      const tally = horizons[String(h)]?.[method];
+    const hKey = String(h);
+    for (const lane in record) {
+      const tally = record[lane]?.[hKey]?.[method];
       if (!tally) continue;
       addHistogram(out, band === null ? allOf(tally) : (tally.bands?.[band] ?? {}), 1);
     }
