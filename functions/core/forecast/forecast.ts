@@ -233,15 +233,20 @@ export function quantilesOf(
 ): [number, number, number] | null {
   // Hot path (every lane, horizon, method and band of every slot): the bins and their counts are
   // packed into one number each (bin * 2^24 + count: bins are distinct, counts stay far below
-  // 2^24), so a typed array's numeric sort orders them without a comparator.
-  let size = 0;
-  for (const _ in histogram) size++;
-  const packed = new Float64Array(size);
+  // 2^24), so a typed array's numeric sort orders them without a comparator. One buffer serves
+  // every call (grown when a histogram outgrows it).
+  let packed = packedBuffer;
   let k = 0;
   let total = 0;
   for (const bin in histogram) {
     const count = histogram[bin] ?? 0;
     if (count <= 0) continue;
+    if (k === packed.length) {
+      const grown = new Float64Array(packed.length * 2);
+      grown.set(packed);
+      packed = grown;
+      packedBuffer = grown;
+    }
     packed[k++] = Number(bin) * COUNT_SPAN + count;
     total += count;
   }
@@ -267,6 +272,7 @@ export function quantilesOf(
 }
 
 const COUNT_SPAN = 2 ** 24;
+let packedBuffer = new Float64Array(256);
 
 /** Rounds to 0.1 minute. */
 export const round1 = (value: number): number => Math.round(value * 10) / 10;
