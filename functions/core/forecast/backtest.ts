@@ -20,6 +20,7 @@ import {
   laneKeyOf,
   localSlotOf,
   MAX_HORIZON_MINUTES,
+  type Method,
   PROFILE_MIN_SAMPLES,
   SLOT_MS,
 } from './forecast.ts';
@@ -406,15 +407,26 @@ function step(state: PortState, slot: number, options: BacktestOptions): void {
   const hour = Math.floor(slot / 3_600_000);
   if (!state.fitted || state.fitted.hour !== hour) {
     const quantiler = quantilerOf(state.rolling);
-    const memo = new Map<string, readonly [number, number, number]>();
+    // Per lane and method, by horizon and band (no key strings built per point).
+    const memo = new Map<string, Map<Method, Map<number, readonly [number, number, number]>>>();
     state.fitted = {
       hour,
       quantiles: (lane, h, method, band) => {
-        const key = `${lane}|${h}|${method}|${band}`;
-        let found = memo.get(key);
+        let byMethod = memo.get(lane);
+        if (!byMethod) {
+          byMethod = new Map();
+          memo.set(lane, byMethod);
+        }
+        let byPoint = byMethod.get(method);
+        if (!byPoint) {
+          byPoint = new Map();
+          byMethod.set(method, byPoint);
+        }
+        const key = band === undefined ? -h : h * 8 + band;
+        let found = byPoint.get(key);
         if (!found) {
           found = quantiler(lane, h, method, band);
-          memo.set(key, found);
+          byPoint.set(key, found);
         }
         return found;
       },
