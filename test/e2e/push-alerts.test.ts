@@ -7,18 +7,14 @@
  * function, the ingest's delivery (decrypted by the stand-in), the service worker's `push` handler
  * (a push delivered through the DevTools protocol shows the notification), and the deletion.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PushServiceStandIn } from '../../infra/local/push-service.ts';
+import { buildSiteIfStale } from '../../scripts/site-build.ts';
 import type { TestStack } from '../integration/stack.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ROOT = new URL('../../', import.meta.url).pathname;
-const SITE = join(ROOT, 'site');
-const DIST_INDEX = join(SITE, 'dist/index.html');
 const AT = Date.parse('2026-11-18T20:10:00Z');
 const SLOW = 60_000;
 const LAUNCH_ARGS = [
@@ -28,26 +24,6 @@ const LAUNCH_ARGS = [
   '--disable-background-networking',
   '--disable-sync',
 ];
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (['dist', 'node_modules', '.astro'].includes(entry.name)) continue;
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function buildSiteIfStale(): void {
-  if (existsSync(DIST_INDEX) && statSync(DIST_INDEX).mtimeMs >= newestMtime(SITE)) return;
-  const result = spawnSync('npx', ['astro', 'build', '--root', 'site'], {
-    cwd: ROOT,
-    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1' },
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`astro build failed:\n${result.stdout}\n${result.stderr}`);
-}
 
 const skipReason = existsSync(CHROMIUM) ? '' : ` (skipped: ${CHROMIUM} is missing; apt-get install chromium)`;
 

@@ -1,5 +1,5 @@
 /** Small helpers shared by the browser scripts (bundled by Astro, no framework). */
-import type { Current, LaneWait, PublishedPort } from '../../../functions/core/views/views';
+import type { Current, LaneWait, PublishedPort, SiteLane } from '../../../functions/core/views/views';
 import type { Strings } from '../i18n';
 
 export type { LaneWait, Strings };
@@ -28,16 +28,6 @@ export interface CurrentDoc {
   ports: CurrentPort[];
 }
 
-type SiteLane = [
-  LaneWait['direction'],
-  LaneWait['mode'],
-  LaneWait['lane'],
-  LaneWait['status'],
-  number | null,
-  number | null,
-  string,
-  LaneWait['freshness'],
-];
 interface SiteDoc {
   generatedAt: string;
   ports: (Omit<CurrentPort, 'current'> & Pick<Current, 'status' | 'notice'> & { lanes: SiteLane[] })[];
