@@ -21,7 +21,7 @@ import {
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -34,26 +34,20 @@ export interface LoopbackCa {
   dir: string;
 }
 
-/** A CA and a server certificate for IP:127.0.0.1, made with openssl in a new temporary folder. */
-export function makeLoopbackCa(): LoopbackCa {
-  const dir = mkdtempSync(join(tmpdir(), 'push-service-ca-'));
+/**
+ * A CA and a server certificate for `host` (an IP address or a DNS name, 127.0.0.1 unless given),
+ * made with openssl in a new temporary folder, valid 2 days. The push service stand-in and the
+ * webhook delivery tests serve TLS with it.
+ */
+export function makeLoopbackCa(options: { caName?: string; host?: string } = {}): LoopbackCa {
+  const { caName = 'Push service stand-in CA', host = '127.0.0.1' } = options;
+  const dir = mkdtempSync(join(tmpdir(), 'loopback-ca-'));
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  run(
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=Push service stand-in CA',
-  );
-  run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', `/CN=${caName}`);
+  run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${host}`);
+  const san = isIP(host) ? `IP:${host}` : `DNS:${host}`;
+  writeFileSync(join(dir, 'san.ext'), `subjectAltName=${san}\n`);
   run(
     'x509',
     '-req',

@@ -4,14 +4,11 @@
  * directory) for the pinned connection: the request must reach the address that passed the check,
  * carrying the original Host and TLS server name, whatever DNS answers afterwards.
  */
-import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -21,6 +18,7 @@ import {
 } from '../../../functions/adapters/webhook/deliver.ts';
 import { type Alert, type AlertFiring, webhookSecretOf } from '../../../functions/core/alerts/alerts.ts';
 import { addressProblem } from '../../../functions/core/alerts/webhook-target.ts';
+import { makeLoopbackCa } from '../../../infra/local/push-service.ts';
 
 const signingKey = 'a-test-signing-key-of-at-least-32-characters';
 const firing: AlertFiring = {
@@ -74,50 +72,18 @@ function recorder(seen: Seen[], answer: (res: ServerResponse) => void) {
 }
 
 describe('delivery over HTTPS to the checked address', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'webhook-tls-'));
+  let dir = '';
   const seen: Seen[] = [];
   let server: Server;
   let port = 0;
   let ca = '';
 
   beforeAll(async () => {
-    const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    run(
-      'req',
-      '-x509',
-      ...ec,
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=Webhook test CA',
-    );
-    run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=hooks.test');
-    writeFileSync(join(dir, 'san.ext'), 'subjectAltName=DNS:hooks.test\n');
-    run(
-      'x509',
-      '-req',
-      '-in',
-      'server.csr',
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'server.pem',
-      '-days',
-      '1',
-      '-extfile',
-      'san.ext',
-    );
-    ca = readFileSync(join(dir, 'ca.pem'), 'utf8');
+    const tls = makeLoopbackCa({ caName: 'Webhook test CA', host: 'hooks.test' });
+    dir = tls.dir;
+    ca = tls.caPem;
     server = createHttpsServer(
-      { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) },
+      { key: tls.key, cert: tls.cert },
       recorder(seen, (res) => {
         res.writeHead(204);
         res.end();
