@@ -4,7 +4,6 @@
  * a second import that changes nothing; a malformed file refused by the command with nothing
  * changed; and an export of one service imported into a second one, giving the same averages.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +17,7 @@ import { DOCUMENT_KEYS } from '../../functions/core/views/view-paths.ts';
 import { toCsv } from '../../functions/mcp/tools/export-observations.ts';
 import { publishEndpoints, unpublishEndpoints } from '../../infra/local/dynamo.ts';
 import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
+import { runScript, type ScriptRun } from './cli.ts';
 import { startStack, type TestStack } from './stack.ts';
 
 const REAL = fileURLToPath(
@@ -32,26 +32,8 @@ const LANE = { portId: '300402', direction: 'into-us', mode: 'passenger', lane: 
 const NOW = Date.parse('2026-11-27T12:00:00Z');
 const clock = { now: () => NOW };
 
-function runImport(
-  dataDir: string,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
+function runImport(dataDir: string, ...args: string[]): Promise<ScriptRun> {
+  return runScript(SCRIPT, args, { DATA_DIR: dataDir });
 }
 
 /**

@@ -6,7 +6,6 @@
  * nothing. Crashes injected at several points of a migration, each followed by the command, end
  * in the same state.
  */
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +26,7 @@ import { startDynamoOwner } from '../../infra/local/dynamo.ts';
 import { startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { startSimulator } from '../../infra/local/simulator/server.ts';
 import { TABLES } from '../../infra/manifest.ts';
+import { runScript, type ScriptRun } from './cli.ts';
 
 const SCRIPT = new URL('../../scripts/migrate.ts', import.meta.url).pathname;
 const HOUR = 3_600_000;
@@ -40,23 +40,8 @@ interface Snapshot {
   averages: Record<string, HourlyAverage[]>;
 }
 
-function migrate(dataDir: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT], {
-      env: { ...process.env, DATA_DIR: dataDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
+function migrate(dataDir: string): Promise<ScriptRun> {
+  return runScript(SCRIPT, [], { DATA_DIR: dataDir });
 }
 
 /** Items of the legacy layout still in the tables. */

@@ -3,12 +3,12 @@
  * once attached to a running `npm start` on the same folder. Run as `node scripts/keys.ts` on the
  * test's own Node 24.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasControlCharacters } from '../../functions/core/access/key-requests.ts';
+import { runScript, type ScriptRun } from './cli.ts';
 import { withContract } from './contract.ts';
 import { keyStoreOf } from './keys.ts';
 import { startStack, type TestStack } from './stack.ts';
@@ -20,26 +20,8 @@ function keys(dataDir: string, ...args: string[]): Promise<{ code: number; stdou
   return keysWith({ DATA_DIR: dataDir }, ...args);
 }
 
-function keysWith(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
+function keysWith(env: Record<string, string>, ...args: string[]): Promise<ScriptRun> {
+  return runScript(SCRIPT, args, env);
 }
 
 describe('npm run keys with no server running', () => {
