@@ -114,7 +114,11 @@ export function compare(before: Snapshot, after: Snapshot, fault: ScheduledFault
     if (same(was, now)) continue;
     const wasAt = was.observedAt === null ? null : Date.parse(was.observedAt);
     const nowAt = now.observedAt === null ? null : Date.parse(now.observedAt);
-    if (wasAt !== null && (nowAt === null || nowAt < wasAt)) {
+    // The healthy source may legitimately report a lane as closed or pending (no reading, so no
+    // time): that is the feed moving on, not the fault losing data.
+    const healthySourceClosed =
+      was.source !== SOURCE_OF_FEED[fault.feed] && nowAt === null && now.status !== was.status;
+    if (wasAt !== null && (nowAt === null || nowAt < wasAt) && !healthySourceClosed) {
       result.movedBack.push(`${key} ${was.observedAt} -> ${now.observedAt}`);
       continue;
     }
