@@ -74,7 +74,7 @@ function averagesOf(portId: string, zone: string, observations: readonly Observa
   return averagesFromContributions(portId, [...buckets.values()]);
 }
 
-const issue = (port: PortInput, slot: number, record: PortRecord) =>
+const issue = (port: PortInput, slot: number, record: PortRecord, parts: readonly PortRecord[] = [record]) =>
   issuePort({
     portId: port.id,
     timeZone: port.timeZone,
@@ -85,7 +85,7 @@ const issue = (port: PortInput, slot: number, record: PortRecord) =>
       lane,
       readings: (port.readings.get(laneKeyOf(lane)) ?? []).filter((r) => r.atMs <= slot),
     })),
-    quantiles: quantilerOf(record),
+    quantiles: quantilerOf(parts),
     champion: (lane, h, available) => championOf(record, lane, h, available),
     learned: learnerOf(record),
   });
@@ -142,8 +142,9 @@ function cycle(ports: readonly PortInput[]) {
   for (const port of ports) {
     const targets = dueTargets(SLOT, new Map([[new Date(SLOT).toISOString().slice(0, 10), null]])).slice(-1);
     const scored = scoreTargets(targets, port.pending, port.readings);
-    const merged = mergeRecords([port.window, ...port.days, ...scored.values()]);
-    const issued = issue(port, SLOT, merged);
+    const parts = [port.window, ...port.days, ...scored.values()];
+    const merged = mergeRecords(parts, { histograms: false });
+    const issued = issue(port, SLOT, merged, parts);
     lanes += issued.lanes.length;
     bodies.push(JSON.stringify(portForecastBody(port.id, issued, merged)));
     records.push(merged);

@@ -272,7 +272,10 @@ export async function forecastPort(
     if (await deps.forecasts.putSkillDay(port.id, next, previous?.through ?? null)) byDate.set(date, next);
   }
   const window = await settledWindow(deps.forecasts, port.id, slotMs, storedWindow);
-  const record = mergeRecords([window.lanes, ...[...byDate.values()].map((day) => day.lanes)]);
+  // The sums the slot reads (champions, weights, figures) merged; the intervals' histograms are
+  // summed from the parts only where asked for.
+  const parts = [window.lanes, ...[...byDate.values()].map((day) => day.lanes)];
+  const record = mergeRecords(parts, { histograms: false });
 
   // 2. The slot's issue: the stored one, else issued now from what was known at the slot's start.
   let issue = pending.find((p) => p.issuedAt === slot);
@@ -298,7 +301,7 @@ export async function forecastPort(
           ? { lane, readings: before }
           : { lane, readings: untilRun.get(key) ?? [], readUntilMs: untilMs };
       }),
-      quantiles: quantilerOf(record),
+      quantiles: quantilerOf(parts),
       champion: (lane, h, available) => championOf(record, lane, h, available),
       learned: learnerOf(record),
     });

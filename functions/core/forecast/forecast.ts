@@ -231,27 +231,47 @@ export function quantilesOf(
   histogram: ErrorHistogram,
   minN = MIN_INTERVAL_N,
 ): [number, number, number] | null {
-  // Hot path (every lane, horizon, method and band of every slot): the bins and their counts are
-  // packed into one number each (bin * 2^24 + count: bins are distinct, counts stay far below
-  // 2^24), so a typed array's numeric sort orders them without a comparator. One buffer serves
-  // every call (grown when a histogram outgrows it).
-  let packed = packedBuffer;
-  let k = 0;
+  single[0] = histogram;
+  return quantilesOfAll(single, minN);
+}
+
+const single: ErrorHistogram[] = [{}];
+
+/**
+ * {@link quantilesOf} of the sum of histograms of non-negative counts (as stored records hold),
+ * without building the sum.
+ */
+export function quantilesOfAll(
+  histograms: readonly ErrorHistogram[],
+  minN = MIN_INTERVAL_N,
+): [number, number, number] | null {
+  // Hot path (every lane, horizon, method and band of every slot, and every hour of a backtest):
+  // the counts are summed into one dense array by bin, so no sum is built as an object and
+  // nothing is sorted. Relative errors are above -1 (waits are not negative), so bins start at
+  // -20; a bin outside the array's range takes the general path.
   let total = 0;
-  for (const bin in histogram) {
-    const count = histogram[bin] ?? 0;
-    if (count <= 0) continue;
-    if (k === packed.length) {
-      const grown = new Float64Array(packed.length * 2);
-      grown.set(packed);
-      packed = grown;
-      packedBuffer = grown;
+  let lo = DENSE_BINS;
+  let hi = -1;
+  let outside = false;
+  for (const histogram of histograms) {
+    for (const bin in histogram) {
+      const count = histogram[bin] ?? 0;
+      if (count <= 0) continue;
+      const i = Number(bin) - DENSE_FIRST_BIN;
+      if (!(i >= 0 && i < DENSE_BINS && Number.isInteger(i))) {
+        outside = true;
+        continue;
+      }
+      dense[i] = (dense[i] as number) + count;
+      if (i < lo) lo = i;
+      if (i > hi) hi = i;
+      total += count;
     }
-    packed[k++] = Number(bin) * COUNT_SPAN + count;
-    total += count;
   }
-  if (total < minN) return null;
-  const sorted = packed.subarray(0, k).sort();
+  if (outside || total < minN) {
+    if (hi >= 0) dense.fill(0, lo, hi + 1);
+    return outside ? sortedQuantiles(histograms, minN) : null;
+  }
   const low = Math.ceil(0.1 * total);
   const mid = Math.ceil(0.5 * total);
   const high = Math.ceil(0.9 * total);
@@ -259,8 +279,56 @@ export function quantilesOf(
   let q10: number | null = null;
   let q50: number | null = null;
   let last = 0;
-  for (let i = 0; i < k; i++) {
-    const value = sorted[i] as number;
+  for (let i = lo; i <= hi; i++) {
+    const count = dense[i] as number;
+    if (count === 0) continue;
+    dense[i] = 0;
+    last = (i + DENSE_FIRST_BIN) * RELATIVE_BIN;
+    seen += count;
+    if (q10 === null && seen >= low) q10 = last;
+    if (q50 === null && seen >= mid) q50 = last;
+    if (seen >= high) {
+      dense.fill(0, i, hi + 1);
+      return [q10 ?? last, q50 ?? last, last];
+    }
+  }
+  return [q10 ?? last, q50 ?? last, last];
+}
+
+/** The first bin of the dense sum, and how many bins it holds (bins from -20 up to +2027: a relative error of 100). */
+const DENSE_FIRST_BIN = -20;
+const DENSE_BINS = 2048;
+const dense = new Float64Array(DENSE_BINS);
+
+/** {@link quantilesOfAll} for bins of any range: sorted, not summed by index. */
+function sortedQuantiles(
+  histograms: readonly ErrorHistogram[],
+  minN: number,
+): [number, number, number] | null {
+  // The bins and their counts are packed into one number each (bin * 2^24 + count: counts stay
+  // far below 2^24), so a typed array's numeric sort orders them by bin without a comparator. A
+  // bin found in several histograms sorts as neighbours, so the running count below is that of
+  // their sum.
+  const packed: number[] = [];
+  let total = 0;
+  for (const histogram of histograms) {
+    for (const bin in histogram) {
+      const count = histogram[bin] ?? 0;
+      if (count <= 0) continue;
+      packed.push(Number(bin) * COUNT_SPAN + count);
+      total += count;
+    }
+  }
+  if (total < minN) return null;
+  const sorted = Float64Array.from(packed).sort();
+  const low = Math.ceil(0.1 * total);
+  const mid = Math.ceil(0.5 * total);
+  const high = Math.ceil(0.9 * total);
+  let seen = 0;
+  let q10: number | null = null;
+  let q50: number | null = null;
+  let last = 0;
+  for (const value of sorted) {
     const bin = Math.floor(value / COUNT_SPAN);
     last = bin * RELATIVE_BIN;
     seen += value - bin * COUNT_SPAN;
@@ -272,7 +340,6 @@ export function quantilesOf(
 }
 
 const COUNT_SPAN = 2 ** 24;
-let packedBuffer = new Float64Array(256);
 
 /** Rounds to 0.1 minute. */
 export const round1 = (value: number): number => Math.round(value * 10) / 10;

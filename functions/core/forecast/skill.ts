@@ -25,7 +25,7 @@ import {
   type Method,
   MIN_INTERVAL_N,
   type PointBasis,
-  quantilesOf,
+  quantilesOfAll,
   relativeBin,
   SLOT_MS,
   type Triple,
@@ -128,7 +128,7 @@ function addSums(
   into[field] = sums;
 }
 
-function addTally(into: Tally, from: Tally, sign: number): void {
+function addTally(into: Tally, from: Tally, sign: number, histograms = true): void {
   into.abs += sign * from.abs;
   into.err += sign * from.err;
   into.cov += sign * from.cov;
@@ -138,6 +138,7 @@ function addTally(into: Tally, from: Tally, sign: number): void {
   addSums(into, 'reg', from.reg, sign);
   addSums(into, 'ctr', from.ctr, sign);
   addSums(into, 'cor', from.cor, sign);
+  if (!histograms) return;
   addHistogram(into.hist, from.hist, sign);
   if (from.bands) {
     const bands = into.bands ?? [];
@@ -172,13 +173,14 @@ function copyHistogram(from: ErrorHistogram): ErrorHistogram {
  * {@link emptyTally} with sign 1), without the sums of a merge: a merge starts by copying the
  * 26-day window, so this is most of its work.
  */
-function copyTally(from: Tally): Tally {
+function copyTally(from: Tally, histograms = true): Tally {
   const out: Tally = { abs: 0 + from.abs, err: 0 + from.err, cov: 0 + from.cov, n: 0 + from.n, hist: {} };
   if (from.lvn) out.lvn = copySums(from.lvn);
   if (from.lvc) out.lvc = copySums(from.lvc);
   if (from.reg) out.reg = copySums(from.reg);
   if (from.ctr) out.ctr = copySums(from.ctr);
   if (from.cor) out.cor = copySums(from.cor);
+  if (!histograms) return out;
   out.hist = copyHistogram(from.hist);
   if (from.bands) {
     const bands: ErrorHistogram[] = new Array(from.bands.length);
@@ -188,8 +190,11 @@ function copyTally(from: Tally): Tally {
   return out;
 }
 
-/** Adds `from` into `into` (or takes it out, with `sign` -1). */
-export function addRecord(into: PortRecord, from: PortRecord, sign = 1): void {
+/**
+ * Adds `from` into `into` (or takes it out, with `sign` -1). With `histograms` false, only the
+ * sums are added (the tallies' `hist` stays empty and `bands` absent; see {@link mergeRecords}).
+ */
+export function addRecord(into: PortRecord, from: PortRecord, sign = 1, histograms = true): void {
   // Hot path (every slot merges the window): keyed loops, no entry arrays; a tally new to `into`
   // is copied rather than summed into an empty one.
   for (const lane in from) {
@@ -209,17 +214,30 @@ export function addRecord(into: PortRecord, from: PortRecord, sign = 1): void {
       for (const name in series) {
         const tally = series[name as Series] as Tally;
         const existing = intoSeries[name as Series];
-        if (existing === undefined && sign === 1) intoSeries[name as Series] = copyTally(tally);
-        else addTally(existing ?? child(intoSeries as Record<string, Tally>, name, emptyTally), tally, sign);
+        if (existing === undefined && sign === 1) intoSeries[name as Series] = copyTally(tally, histograms);
+        else {
+          const target = existing ?? child(intoSeries as Record<string, Tally>, name, emptyTally);
+          addTally(target, tally, sign, histograms);
+        }
       }
     }
   }
 }
 
-/** The sum of records (a new object). */
-export function mergeRecords(records: readonly PortRecord[]): PortRecord {
+/**
+ * The sum of records (a new object). With `histograms: false`, the sums without the error
+ * histograms: what the champion, the learned weights and the published figures read. A slot's
+ * intervals then come from {@link quantilerOf} over the records themselves, which sums only the
+ * histograms it is asked for (most of a merge's work is otherwise in the histograms, and a slot
+ * reads about one band in five).
+ */
+export function mergeRecords(
+  records: readonly PortRecord[],
+  options: { histograms?: boolean } = {},
+): PortRecord {
+  const histograms = options.histograms ?? true;
   const out: PortRecord = {};
-  for (const record of records) addRecord(out, record);
+  for (const record of records) addRecord(out, record, 1, histograms);
   return out;
 }
 
@@ -494,13 +512,6 @@ export function championReason(record: PortRecord, lane: string, h: number, cham
   return `lowest mean absolute error over the last ${RECORD_DAYS} days (n=${n})`;
 }
 
-/** Every band's bins of a tally (and the bins kept before bands) in one histogram. */
-function allBands(tally: Tally): ErrorHistogram {
-  const out: ErrorHistogram = { ...tally.hist };
-  for (const band of tally.bands ?? []) addHistogram(out, band, 1);
-  return out;
-}
-
 /**
  * Relative-error quantiles `[q10, q50, q90]` for a method at a lane, horizon and level band (see
  * `levelBand`): the lane's own errors in that band once they number {@link MIN_INTERVAL_N}, else
@@ -518,45 +529,66 @@ export function quantilesFrom(
   return quantilerOf(record)(lane, h, method, band);
 }
 
-/** {@link quantilesFrom} over one record, with the port's pooled histograms computed once. */
+/**
+ * {@link quantilesFrom} over one record, or over the sum of several (a slot's window and live
+ * days: their histograms are summed only where a quantile is asked for, so the slot's merge can
+ * leave them out), with the port's pooled histograms computed once.
+ */
 export function quantilerOf(
-  record: PortRecord,
+  records: PortRecord | readonly PortRecord[],
 ): (lane: string, h: number, method: Method, band?: number) => readonly [number, number, number] {
-  const pooledCache = new Map<string, ErrorHistogram>();
-  const pooled = (h: number, method: Method, band: number | null): ErrorHistogram => {
+  const parts = (Array.isArray(records) ? records : [records]) as readonly PortRecord[];
+  /** A tally's histograms: those of every band, and those kept before bands. */
+  const pushAll = (into: ErrorHistogram[], tally: Tally) => {
+    into.push(tally.hist);
+    if (tally.bands) for (const band of tally.bands) into.push(band);
+  };
+  // The port's lanes pooled, per horizon, method and band (null: every band): quantiles computed once.
+  const pooledCache = new Map<string, readonly [number, number, number] | null>();
+  const pooled = (h: number, method: Method, band: number | null) => {
     const key = `${h}|${method}|${band}`;
-    let out = pooledCache.get(key);
-    if (out) return out;
-    out = {};
+    const known = pooledCache.get(key);
+    if (known !== undefined) return known;
+    const histograms: ErrorHistogram[] = [];
     const hKey = String(h);
-    for (const lane in record) {
-      const tally = record[lane]?.[hKey]?.[method];
-      if (!tally) continue;
-      addHistogram(out, band === null ? allOf(tally) : (tally.bands?.[band] ?? {}), 1);
+    for (const record of parts) {
+      for (const lane in record) {
+        const tally = record[lane]?.[hKey]?.[method];
+        if (!tally) continue;
+        if (band === null) pushAll(histograms, tally);
+        else {
+          const histogram = tally.bands?.[band];
+          if (histogram) histograms.push(histogram);
+        }
+      }
     }
+    const out = quantilesOfAll(histograms);
     pooledCache.set(key, out);
     return out;
   };
-  const merged = new WeakMap<Tally, ErrorHistogram>();
-  const allOf = (tally: Tally): ErrorHistogram => {
-    let out = merged.get(tally);
-    if (!out) {
-      out = tally.bands ? allBands(tally) : tally.hist;
-      merged.set(tally, out);
-    }
-    return out;
-  };
+  const own: Tally[] = [];
+  const histograms: ErrorHistogram[] = [];
   return (lane, h, method, band) => {
-    const own = record[lane]?.[String(h)]?.[method];
+    const hKey = String(h);
+    own.length = 0;
+    for (const record of parts) {
+      const tally = record[lane]?.[hKey]?.[method];
+      if (tally) own.push(tally);
+    }
     if (band !== undefined) {
-      const mine = own?.bands?.[band] ? quantilesOf(own.bands[band] as ErrorHistogram) : null;
+      histograms.length = 0;
+      for (const tally of own) {
+        const histogram = tally.bands?.[band];
+        if (histogram) histograms.push(histogram);
+      }
+      const mine = quantilesOfAll(histograms);
       if (mine) return mine;
-      const port = quantilesOf(pooled(h, method, band));
+      const port = pooled(h, method, band);
       if (port) return port;
     }
-    const mine = own ? quantilesOf(allOf(own)) : null;
-    if (mine) return mine;
-    return quantilesOf(pooled(h, method, null)) ?? DEFAULT_RELATIVE_QUANTILES;
+    histograms.length = 0;
+    for (const tally of own) pushAll(histograms, tally);
+    return quantilesOfAll(histograms) ?? pooled(h, method, null) ?? DEFAULT_RELATIVE_QUANTILES;
   };
 }
 
