@@ -18,6 +18,7 @@ import {
   figuresOf,
   MIN_N,
   type PortRecord,
+  pointAt,
   RECORD_DAYS,
   SERIES,
   type Series,
@@ -56,7 +57,7 @@ function laneForecast(issue: IssuedPort, lane: IssuedLane, record: PortRecord): 
   const methods = [...new Set(points.map((p) => p.method))];
   const skill = HORIZONS_MINUTES.map((h): HorizonSkill => {
     const series = record[key]?.[String(h)] ?? {};
-    const champion = lane.points.find((p) => p.horizonMinutes === h)?.champion ?? null;
+    const champion = pointAt(lane.points, h)?.champion ?? null;
     return {
       horizonMinutes: h,
       champion,

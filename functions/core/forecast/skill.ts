@@ -100,12 +100,6 @@ function child<T>(record: Record<string, T>, key: string, make: () => T): T {
   return value;
 }
 
-function tallyOf(record: PortRecord, lane: string, h: string, series: Series): Tally {
-  const horizons = child(record, lane, () => ({}));
-  const byMethod = child(horizons, h, () => ({}) as Partial<Record<Series, Tally>>);
-  return child(byMethod as Record<string, Tally>, series, emptyTally);
-}
-
 function addHistogram(into: ErrorHistogram, from: ErrorHistogram, sign: number): void {
   // Hot path (every tally of every record a slot reads): no intermediate arrays.
   for (const bin in from) {
@@ -270,15 +264,13 @@ export function dueTargets(slotMs: number, throughByDate: ReadonlyMap<string, st
 const tenths = (value: number) => Math.round(value * 10);
 
 function score(
-  record: PortRecord,
-  lane: string,
-  h: number,
+  bySeries: Partial<Record<Series, Tally>>,
   series: Series,
   triple: Triple,
   actual: number,
   basis?: PointBasis,
 ): void {
-  const tally = tallyOf(record, lane, String(h), series);
+  const tally = child(bySeries as Record<string, Tally>, series, emptyTally);
   const [forecast, low, high] = triple;
   const error = tenths(forecast) - tenths(actual);
   const covered = actual >= low && actual <= high ? 1 : 0;
@@ -308,19 +300,16 @@ function score(
     const x = basis.x.map(tenths) as [number, number, number];
     const y = tenths(actual) - tenths(basis.base);
     const reg = tally.reg ?? new Array<number>(10).fill(0);
-    const terms = [
-      x[0] * x[0],
-      x[0] * x[1],
-      x[0] * x[2],
-      x[1] * x[1],
-      x[1] * x[2],
-      x[2] * x[2],
-      x[0] * y,
-      x[1] * y,
-      x[2] * y,
-      1,
-    ];
-    for (let i = 0; i < terms.length; i++) reg[i] = (reg[i] ?? 0) + (terms[i] ?? 0);
+    reg[0] = (reg[0] ?? 0) + x[0] * x[0];
+    reg[1] = (reg[1] ?? 0) + x[0] * x[1];
+    reg[2] = (reg[2] ?? 0) + x[0] * x[2];
+    reg[3] = (reg[3] ?? 0) + x[1] * x[1];
+    reg[4] = (reg[4] ?? 0) + x[1] * x[2];
+    reg[5] = (reg[5] ?? 0) + x[2] * x[2];
+    reg[6] = (reg[6] ?? 0) + x[0] * y;
+    reg[7] = (reg[7] ?? 0) + x[1] * y;
+    reg[8] = (reg[8] ?? 0) + x[2] * y;
+    reg[9] = (reg[9] ?? 0) + 1;
     tally.reg = reg;
   }
   if (basis.corrected !== undefined) {
@@ -379,6 +368,8 @@ export function scoreTargets(
   const out = new Map<string, PortRecord>();
   for (const target of targets) {
     const date = utcDate(target);
+    // The reading in force at the target, per lane (every horizon aims at the same one).
+    const actuals = new Map<string, number | null>();
     for (const h of HORIZONS_MINUTES) {
       const issue = byIssue.get(target - h * 60_000);
       if (!issue) continue;
@@ -386,15 +377,22 @@ export function scoreTargets(
         const point = pointAt(lane.points, h);
         if (!point?.model || !point.persistence || !point.profile) continue;
         const key = `${lane.direction}#${lane.mode}#${lane.lane}`;
-        const actual = actualAt(readings.get(key) ?? [], target);
+        let actual = actuals.get(key);
+        if (actual === undefined) {
+          actual = actualAt(readings.get(key) ?? [], target);
+          actuals.set(key, actual);
+        }
         if (actual === null) continue;
-        const record = out.get(date) ?? {};
-        out.set(date, record);
+        let record = out.get(date);
+        if (!record) {
+          record = {};
+          out.set(date, record);
+        }
+        const horizons = child(record, key, () => ({}));
+        const bySeries = child(horizons, String(h), () => ({}) as Partial<Record<Series, Tally>>);
         for (const method of METHODS) {
           score(
-            record,
-            key,
-            h,
+            bySeries,
             method,
             point[method] as Triple,
             actual,
@@ -402,7 +400,7 @@ export function scoreTargets(
           );
         }
         const champion = point.champion ? point[point.champion] : null;
-        if (champion) score(record, key, h, 'champion', champion, actual);
+        if (champion) score(bySeries, 'champion', champion, actual);
       }
     }
   }
@@ -543,36 +541,61 @@ export function quantilerOf(
     into.push(tally.hist);
     if (tally.bands) for (const band of tally.bands) into.push(band);
   };
-  // The port's lanes pooled, per horizon, method and band (null: every band): quantiles computed once.
-  const pooledCache = new Map<string, readonly [number, number, number] | null>();
-  const pooled = (h: number, method: Method, band: number | null) => {
-    const key = `${h}|${method}|${band}`;
-    const known = pooledCache.get(key);
-    if (known !== undefined) return known;
-    const histograms: ErrorHistogram[] = [];
-    const hKey = String(h);
-    for (const record of parts) {
-      for (const lane in record) {
-        const tally = record[lane]?.[hKey]?.[method];
-        if (!tally) continue;
-        if (band === null) pushAll(histograms, tally);
-        else {
-          const histogram = tally.bands?.[band];
-          if (histogram) histograms.push(histogram);
+  // The port's lanes pooled, per horizon and method: one pass gathers every band's histograms
+  // (index 4: those kept before bands), and each band's quantiles are computed once, when first
+  // asked for.
+  const pooledCache = new Map<string, { histograms: ErrorHistogram[][]; quantiles: Quantiles[] }>();
+  const pooled = (h: number, method: Method, band: number | null): Quantiles => {
+    const key = `${h}|${method}`;
+    let entry = pooledCache.get(key);
+    if (!entry) {
+      const histograms: ErrorHistogram[][] = [[], [], [], [], []];
+      const all = histograms[4] as ErrorHistogram[];
+      const hKey = String(h);
+      for (const record of parts) {
+        for (const lane in record) {
+          const tally = record[lane]?.[hKey]?.[method];
+          if (!tally) continue;
+          all.push(tally.hist);
+          const bands = tally.bands;
+          if (!bands) continue;
+          for (let b = 0; b < bands.length && b < 4; b++) {
+            const histogram = bands[b];
+            if (histogram) (histograms[b] as ErrorHistogram[]).push(histogram);
+          }
         }
       }
+      entry = { histograms, quantiles: [] };
+      pooledCache.set(key, entry);
     }
-    const out = quantilesOfAll(histograms);
-    pooledCache.set(key, out);
+    const index = band === null ? 4 : band;
+    let out = entry.quantiles[index];
+    if (out === undefined) {
+      const { histograms } = entry;
+      // Every band: the bins kept before bands (index 4), and each band's.
+      const of = band === null ? histograms.flat() : (histograms[index] ?? []);
+      out = quantilesOfAll(of);
+      entry.quantiles[index] = out;
+    }
     return out;
   };
+  // The parts' series of the lane and horizon last asked for (the forecaster asks for its three
+  // methods in a row).
+  let lastLane: string | null = null;
+  let lastH = -1;
+  const series: (Partial<Record<Series, Tally>> | undefined)[] = [];
   const own: Tally[] = [];
   const histograms: ErrorHistogram[] = [];
   return (lane, h, method, band) => {
-    const hKey = String(h);
+    if (lane !== lastLane || h !== lastH) {
+      const hKey = String(h);
+      for (let i = 0; i < parts.length; i++) series[i] = (parts[i] as PortRecord)[lane]?.[hKey];
+      lastLane = lane;
+      lastH = h;
+    }
     own.length = 0;
-    for (const record of parts) {
-      const tally = record[lane]?.[hKey]?.[method];
+    for (let i = 0; i < parts.length; i++) {
+      const tally = series[i]?.[method];
       if (tally) own.push(tally);
     }
     if (band !== undefined) {
@@ -583,7 +606,8 @@ export function quantilerOf(
       }
       const mine = quantilesOfAll(histograms);
       if (mine) return mine;
-      const port = pooled(h, method, band);
+      // A band beyond the four kept has no pooled histograms either.
+      const port = band < 4 ? pooled(h, method, band) : null;
       if (port) return port;
     }
     histograms.length = 0;
@@ -591,6 +615,8 @@ export function quantilerOf(
     return quantilesOfAll(histograms) ?? pooled(h, method, null) ?? DEFAULT_RELATIVE_QUANTILES;
   };
 }
+
+type Quantiles = [number, number, number] | null;
 
 /**
  * A lane's pairs count as this many pairs of the prior (the port's lanes pooled; for the port,
