@@ -178,13 +178,14 @@ const sizes = sample.bodies.map((b) => Buffer.byteLength(b));
 const withLanes = ports.filter((p) => p.lanes.length > 0).length;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const pendingBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.pending.at(-1)?.lanes ?? [])));
-const dayBytes = sample.records.map((r) => Buffer.byteLength(JSON.stringify(r)));
+// A day's record as stored (with its error histograms; the slot's merged record leaves them out).
+const dayBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.days[0] ?? {})));
 
 console.log(
   `forecast bench: ${ports.length} ports (${withLanes} with lanes), ${sample.lanes} lanes, ${RUNS} runs (inputs built in ${prepareSeconds.toFixed(1)} s)`,
 );
 console.log(
-  `one slot, every lane of every port (merge the record: window + 2 days, score, issue, documents, summary): median ${median(times).toFixed(1)} ms wall, p90 ${percentile(times, 90).toFixed(1)} ms; CPU median ${median(cpu).toFixed(1)} ms (target < 100 ms; load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores)`,
+  `one slot, every lane of every port (merge the record's sums: window + 2 days; score, issue with intervals from the parts' histograms, documents, summary): median ${median(times).toFixed(1)} ms wall, p90 ${percentile(times, 90).toFixed(1)} ms; CPU median ${median(cpu).toFixed(1)} ms (target < 100 ms; load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores)`,
 );
 console.log(
   `port-forecast documents: median ${kb(median(sizes))}, p90 ${kb(percentile(sizes, 90))}, max ${kb(Math.max(...sizes))}, all ${kb(sizes.reduce((a, b) => a + b, 0))} (one per port: under its id)`,

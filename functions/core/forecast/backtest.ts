@@ -30,7 +30,6 @@ import {
   championOf,
   figuresOf,
   issuedMsOf,
-  issuesByTime,
   learnerOf,
   mergeRecords,
   type PortRecord,
@@ -252,6 +251,8 @@ interface PortState {
   sums: Map<string, Float64Array>;
   profile: Map<string, LaneProfile>;
   pending: IssuedPort[];
+  /** The same issues by their time (ms). */
+  byTime: Map<number, IssuedPort>;
   days: Map<string, PortRecord>;
   rolling: PortRecord;
   total: PortRecord;
@@ -284,6 +285,7 @@ export function runBacktest(rows: readonly BacktestRow[], options: BacktestOptio
       sums: new Map(),
       profile: new Map(),
       pending: [],
+      byTime: new Map(),
       days: new Map(),
       rolling: {},
       total: {},
@@ -380,14 +382,16 @@ function step(state: PortState, slot: number, options: BacktestOptions): void {
   }
   // Score the target that came due, into the day's record, the rolling record and the totals.
   const target = slot - SCORE_DELAY_MS;
-  const contributions = scoreTargets([target], state.pending, state.readings);
+  // Straight into the day's record and the rolling record (no contribution to add twice).
+  scoreTargets([target], state.byTime, state.readings, (date) => {
+    let day = state.days.get(date);
+    if (!day) {
+      day = {};
+      state.days.set(date, day);
+    }
+    return [day, state.rolling];
+  });
   if (options.onForecast) emitScored(state, target, options.onForecast);
-  for (const [date, contribution] of contributions) {
-    const day = state.days.get(date) ?? {};
-    addRecord(day, contribution);
-    state.days.set(date, day);
-    addRecord(state.rolling, contribution);
-  }
   const oldest = utcDate(slot - (RECORD_DAYS - 1) * 86_400_000);
   for (const [date, day] of state.days) {
     if (date >= oldest) continue;
@@ -398,7 +402,8 @@ function step(state: PortState, slot: number, options: BacktestOptions): void {
   }
   const oldestPending = slot - MAX_HORIZON_MINUTES * 60_000 - SCORE_DELAY_MS;
   while (state.pending.length > 0 && issuedMsOf(state.pending[0] as IssuedPort) < oldestPending) {
-    state.pending.shift();
+    const gone = state.pending.shift() as IssuedPort;
+    state.byTime.delete(issuedMsOf(gone));
   }
   if (state.lanes.size === 0) return;
   // Intervals and weights from the record as it stands at the start of each hour: the service
@@ -435,28 +440,28 @@ function step(state: PortState, slot: number, options: BacktestOptions): void {
   }
   const fitted = state.fitted;
   const record = state.rolling;
-  state.pending.push(
-    issuePort({
-      portId: state.portId,
-      timeZone: state.timeZone,
-      border: state.border,
-      issuedAtMs: slot,
-      profile: state.profile,
-      lanes: [...state.lanes.values()].map((lane) => ({
-        lane,
-        readings: state.readings.get(laneKeyOf(lane)) ?? [],
-      })),
-      quantiles: fitted.quantiles,
-      champion: (lane, h, available) => championOf(record, lane, h, available),
-      learned: fitted.learned,
-    }),
-  );
+  const issued = issuePort({
+    portId: state.portId,
+    timeZone: state.timeZone,
+    border: state.border,
+    issuedAtMs: slot,
+    profile: state.profile,
+    lanes: [...state.lanes.values()].map((lane) => ({
+      lane,
+      readings: state.readings.get(laneKeyOf(lane)) ?? [],
+    })),
+    quantiles: fitted.quantiles,
+    champion: (lane, h, available) => championOf(record, lane, h, available),
+    learned: fitted.learned,
+  });
+  state.pending.push(issued);
+  state.byTime.set(slot, issued);
 }
 
 /** The published forecasts aimed at `target` that were scored (the same ones `scoreTargets` counts). */
 function emitScored(state: PortState, target: number, emit: (forecast: ScoredForecast) => void): void {
   const targetAt = new Date(target).toISOString();
-  const byIssue = issuesByTime(state.pending);
+  const byIssue = state.byTime;
   for (const h of HORIZONS_MINUTES) {
     const issue = byIssue.get(target - h * 60_000);
     if (!issue) continue;

@@ -199,6 +199,19 @@ export const HOLIDAY_COUNTRIES: Readonly<Record<Border, readonly string[]>> = {
  * `npm run holidays` writes from `date-holidays` (type `public`; see holidays.ts).
  */
 export function holidayOn(localDate: string, border: Border): string | null {
+  // Asked for every reading and target of every slot: the answer of a date is kept.
+  const key = `${border}|${localDate}`;
+  const known = holidayByDate.get(key);
+  if (known !== undefined) return known;
+  const found = holidayOfDate(localDate, border);
+  if (holidayByDate.size >= 10_000) holidayByDate.clear();
+  holidayByDate.set(key, found);
+  return found;
+}
+
+const holidayByDate = new Map<string, string | null>();
+
+function holidayOfDate(localDate: string, border: Border): string | null {
   const names = HOLIDAY_COUNTRIES[border]
     .map((country) => {
       const name = publicHolidayOn(country, localDate);
@@ -470,15 +483,31 @@ export function cadenceOf(readings: readonly LaneReading[]): number {
   return gaps.length === 0 ? 3_600_000 : Math.max(60_000, median(gaps));
 }
 
+/** Port-local hours by time zone, kept across issues (consecutive slots ask for the same hours). */
+const localSlots = new Map<string, Map<number, LocalSlot>>();
+/** Hours kept per zone: the 50 hours a slot reads (25 back, 25 ahead) for a few days of slots. */
+const LOCAL_SLOTS_KEPT = 4096;
+
+function localSlotsOf(timeZone: string): Map<number, LocalSlot> {
+  let cache = localSlots.get(timeZone);
+  if (!cache) {
+    cache = new Map();
+    localSlots.set(timeZone, cache);
+  }
+  return cache;
+}
+
 /** Forecasts of every lane of one port issued at `issuedAtMs` (pure and deterministic). */
 export function issuePort(input: PortForecastInput): IssuedPort {
   const { issuedAtMs, timeZone } = input;
-  const localCache = new Map<number, LocalSlot>();
+  const localCache = localSlotsOf(timeZone);
   const local = (ms: number): LocalSlot => {
     const hourMs = Math.floor(ms / 3_600_000) * 3_600_000;
     let slot = localCache.get(hourMs);
     if (!slot) {
       slot = localSlotOf(hourMs, timeZone);
+      // Slots move on by the hour: an old hour is not asked for again, so a full cache starts over.
+      if (localCache.size >= LOCAL_SLOTS_KEPT) localCache.clear();
       localCache.set(hourMs, slot);
     }
     return slot;
@@ -592,6 +621,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       const base = typicalAt(target.slot, target.holiday);
       const readAsHoliday =
         target.holiday !== null && Number.isFinite(profileAt({ ...target.slot, dayOfWeek: 0 }));
+      const learnedAt = learned(target.h);
       let model: number | null = null;
       let basis: PointBasis | undefined;
       if (Number.isFinite(blended.value) && Number.isFinite(base)) {
@@ -607,7 +637,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
             round1(change),
             round1(dayEarlier(target.atMs)),
           ];
-          const w = learned(target.h).weights;
+          const w = learnedAt.weights;
           model = Math.max(0, base + w[0] * x[0] + w[1] * x[1] + w[2] * x[2]);
           basis = { raw: round1(model), base: round1(base), x, centres };
         }
@@ -618,7 +648,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
         // The baseline stays our own profile: CBP's typical wait is only where the model starts.
         profile: Number.isFinite(typical) ? typical : null,
       };
-      const correct = learned(target.h).corrected === true;
+      const correct = learnedAt.corrected === true;
       const triple = (method: Method): Triple | null => {
         const value = values[method];
         if (value === null) return null;

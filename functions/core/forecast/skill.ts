@@ -357,17 +357,24 @@ export function issuesByTime(pending: readonly IssuedPort[]): Map<number, Issued
 /**
  * Scores the given targets: every pending forecast aimed at them that has a model point (so the
  * model, both baselines and the published champion are compared on the same targets) against the
- * reading in force. Returns the contributions by UTC date of the target.
+ * reading in force. Returns the contributions by UTC date of the target. `pending` may be given
+ * by issue time ({@link issuesByTime}); with `into`, the scores are added straight into the
+ * records it names for a target date (a replay's day and rolling records), which the result then
+ * holds (the first of them per date).
  */
 export function scoreTargets(
   targets: readonly number[],
-  pending: readonly IssuedPort[],
+  pending: readonly IssuedPort[] | ReadonlyMap<number, IssuedPort>,
   readings: ReadonlyMap<string, readonly LaneReading[]>,
+  into?: (date: string) => readonly PortRecord[],
 ): Map<string, PortRecord> {
-  const byIssue = issuesByTime(pending);
+  const byIssue = Array.isArray(pending)
+    ? issuesByTime(pending as readonly IssuedPort[])
+    : (pending as ReadonlyMap<number, IssuedPort>);
   const out = new Map<string, PortRecord>();
   for (const target of targets) {
     const date = utcDate(target);
+    let sinks: readonly PortRecord[] | null = null;
     // The reading in force at the target, per lane (every horizon aims at the same one).
     const actuals = new Map<string, number | null>();
     for (const h of HORIZONS_MINUTES) {
@@ -383,24 +390,25 @@ export function scoreTargets(
           actuals.set(key, actual);
         }
         if (actual === null) continue;
-        let record = out.get(date);
-        if (!record) {
-          record = {};
-          out.set(date, record);
-        }
-        const horizons = child(record, key, () => ({}));
-        const bySeries = child(horizons, String(h), () => ({}) as Partial<Record<Series, Tally>>);
-        for (const method of METHODS) {
-          score(
-            bySeries,
-            method,
-            point[method] as Triple,
-            actual,
-            method === 'model' ? point.basis : undefined,
-          );
+        if (!sinks) {
+          sinks = into ? into(date) : [out.get(date) ?? {}];
+          if (sinks[0]) out.set(date, sinks[0]);
         }
         const champion = point.champion ? point[point.champion] : null;
-        if (champion) score(bySeries, 'champion', champion, actual);
+        for (const record of sinks) {
+          const horizons = child(record, key, () => ({}));
+          const bySeries = child(horizons, String(h), () => ({}) as Partial<Record<Series, Tally>>);
+          for (const method of METHODS) {
+            score(
+              bySeries,
+              method,
+              point[method] as Triple,
+              actual,
+              method === 'model' ? point.basis : undefined,
+            );
+          }
+          if (champion) score(bySeries, 'champion', champion, actual);
+        }
       }
     }
   }
@@ -544,9 +552,9 @@ export function quantilerOf(
   // The port's lanes pooled, per horizon and method: one pass gathers every band's histograms
   // (index 4: those kept before bands), and each band's quantiles are computed once, when first
   // asked for.
-  const pooledCache = new Map<string, { histograms: ErrorHistogram[][]; quantiles: Quantiles[] }>();
+  const pooledCache = new Map<number, { histograms: ErrorHistogram[][]; quantiles: Quantiles[] }>();
   const pooled = (h: number, method: Method, band: number | null): Quantiles => {
-    const key = `${h}|${method}`;
+    const key = h * 8 + METHODS.indexOf(method);
     let entry = pooledCache.get(key);
     if (!entry) {
       const histograms: ErrorHistogram[][] = [[], [], [], [], []];
