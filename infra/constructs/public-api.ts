@@ -177,7 +177,11 @@ export class PublicApi extends Section {
           ),
         },
         templates: {
-          'application/json': gatewayProblemBody(name, '$context.error.messageString', GATEWAY_INSTANCE_TEMPLATE),
+          'application/json': gatewayProblemBody(
+            name,
+            '$context.error.messageString',
+            GATEWAY_INSTANCE_TEMPLATE,
+          ),
         },
       });
     }
