@@ -149,6 +149,19 @@ describe('CORS for browser clients', () => {
     expect(mcp.headers.get('www-authenticate')).toMatch(/^Bearer /);
     await mcp.body?.cancel();
   });
+
+  it('an answer the HTTP API gives itself (a method without a route) carries CORS and the author link too', async () => {
+    const response = await stack.get('/.well-known/oauth-protected-resource/mcp', {
+      method: 'POST',
+      headers: { origin: 'https://a.example', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ message: 'Not Found' });
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('access-control-expose-headers')).toMatch(/WWW-Authenticate/);
+    expect(response.headers.get('link')).toContain(AUTHOR);
+  });
 });
 
 describe('conditional requests', () => {
