@@ -305,6 +305,25 @@ export const GATEWAY_RESPONSES = {
 
 export type GatewayResponseName = keyof typeof GATEWAY_RESPONSES;
 
+/** The REST API's one stage: the first segment of every execute-api path (`$context.path`). */
+export const API_STAGE = 'prod';
+
+/**
+ * `instance` of a gateway response, in its mapping template: the path as the client asked it.
+ * `$context.path` is the stage's path (`/prod/api/v1/ports`: CloudFront's origin path is the
+ * stage), and `$context.resourcePath` is the matched resource's template (`/api/v1/{proxy+}`), so
+ * no variable holds the asked path without the stage: the template drops it with a Java String
+ * method, which API Gateway's Velocity templates may call. {@link gatewayInstanceOf} is the same
+ * rule for the local gateway.
+ */
+export const GATEWAY_INSTANCE_TEMPLATE = `"$context.path.replaceFirst('^/${API_STAGE}/', '/')"`;
+
+/** What {@link GATEWAY_INSTANCE_TEMPLATE} renders for a `$context.path`. */
+export function gatewayInstanceOf(contextPath: string): string {
+  const stage = `/${API_STAGE}/`;
+  return contextPath.startsWith(stage) ? contextPath.slice(stage.length - 1) : contextPath;
+}
+
 /**
  * The body of a gateway response with `detail` and `instance` as given: VTL expressions in the
  * stack's mapping template (quoted there by the template itself), values locally.

@@ -15,6 +15,7 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../../functions/core/problems.ts'
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
 import { isNotModified } from '../../functions/http/conditional.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
+import { MCP_RESPONSE_HEADERS } from '../../functions/mcp/response-headers.ts';
 import { loadViewerRequest, toCfRequest } from '../edge/load.ts';
 import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, isHttpRoutePath, LIMITS } from '../manifest.ts';
 import { behaviourKindOf, securityHeadersOf, siteContentSecurityPolicy } from '../security-headers.ts';
@@ -210,6 +211,10 @@ export function createEdge(deps: EdgeDeps) {
     // The HTTP API's behaviours run the function too (it answers their preflights), and it hands
     // every other request there on unchanged.
     if (deps.http && outcome.kind === 'request' && isHttpRoutePath(url.pathname)) {
+      // Their headers policy: CORS and Link without override. The answers the HTTP API gives
+      // itself (its origin authorizer's 401 and 403, a throttle's 429, a 413) gain them; the
+      // function's own values win (writeHead's headers take precedence over setHeader's).
+      for (const [name, value] of Object.entries(MCP_RESPONSE_HEADERS)) res.setHeader(name, value);
       await deps.http(req, res, url);
       return;
     }

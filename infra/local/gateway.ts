@@ -15,10 +15,12 @@ import type {
 } from 'aws-lambda';
 import { PROBLEM_CONTENT_TYPE, PROBLEMS } from '../../functions/core/problems.ts';
 import {
+  API_STAGE,
   AUTHORIZER_RETRY_AFTER_SECONDS,
   GATEWAY_RESPONSE_HEADERS,
   GATEWAY_RESPONSES,
   type GatewayResponseName,
+  gatewayInstanceOf,
   gatewayProblemBody,
 } from '../manifest.ts';
 import { lambdaContext } from './lambda-context.ts';
@@ -36,7 +38,8 @@ export type Authorize = (event: APIGatewayRequestAuthorizerEvent) => Promise<Aut
 
 /**
  * A gateway response as the stack configures it (`GATEWAY_RESPONSES`): problem+json from the
- * same mapping template, with `$context.error.messageString` and `$context.path` filled in.
+ * same mapping template, with `$context.error.messageString` filled in and `instance` the path
+ * without the stage, as the template derives it from `$context.path` (`gatewayInstanceOf`).
  * `status` is the gateway's own for the DEFAULT_4XX/5XX responses (their template fixes none).
  */
 export function gatewayResponse(
@@ -54,7 +57,11 @@ export function gatewayResponse(
       // The authorizer could not decide: try again shortly (as the stack's AUTHORIZER_FAILURE).
       ...(spec.kind === 'unavailable' ? { 'retry-after': String(AUTHORIZER_RETRY_AFTER_SECONDS) } : {}),
     },
-    body: gatewayProblemBody(name, JSON.stringify(message), JSON.stringify(`/prod${path}`)),
+    body: gatewayProblemBody(
+      name,
+      JSON.stringify(message),
+      JSON.stringify(gatewayInstanceOf(`/${API_STAGE}${path}`)),
+    ),
   };
 }
 
@@ -202,8 +209,8 @@ export function toRestEvent(
         userAgent: headers['user-agent'] ?? null,
         userArn: null,
       },
-      path: `/prod${path}`,
-      stage: 'prod',
+      path: `/${API_STAGE}${path}`,
+      stage: API_STAGE,
       requestId: randomUUID(),
       requestTimeEpoch: Date.now(),
       resourceId: 'local',
@@ -226,7 +233,7 @@ export async function runAuthorizer(
   const authorizerEvent = {
     ...event,
     type: 'REQUEST',
-    methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/prod/${event.httpMethod}${event.path}`,
+    methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/${API_STAGE}/${event.httpMethod}${event.path}`,
   } as unknown as APIGatewayRequestAuthorizerEvent;
   let verdict: AuthorizerVerdict;
   try {

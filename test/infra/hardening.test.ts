@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUNTER_PREFIXES } from '../../functions/contract.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../functions/core/problems.ts';
 import { DOCUMENT_KEYS, DOCUMENTS_PREFIX } from '../../functions/core/views/view-paths.ts';
-import { EXPORTS_PREFIX, LIMITS } from '../../infra/manifest.ts';
+import { MCP_RESPONSE_HEADERS } from '../../functions/mcp/response-headers.ts';
+import { EXPORTS_PREFIX, isHttpRoutePath, LIMITS } from '../../infra/manifest.ts';
 import {
   behaviourKindOf,
   CLOUDFRONT_CSP_MAX_LENGTH,
@@ -132,8 +133,35 @@ describe('security headers on every CloudFront behaviour', () => {
         csp.startsWith(kind === 'site' ? "default-src 'self'" : "default-src 'none'"),
         behaviour.PathPattern,
       ).toBe(true);
-      // The APIs set CORS and Link themselves; the CDN adds them to what it serves from S3.
-      expect(policyOf(behaviour).CorsConfig === undefined, behaviour.PathPattern).toBe(kind === 'api');
+      // The REST API sets CORS and Link itself, gateway responses included; the CDN adds them to
+      // what it serves from S3, and to the HTTP API's answers that lack them (below).
+      expect(policyOf(behaviour).CorsConfig === undefined, behaviour.PathPattern).toBe(
+        kind === 'api' && !isHttpRoutePath(pathOf(behaviour.PathPattern)),
+      );
+    }
+  });
+
+  it("the HTTP API's behaviours add the mcp function's CORS and Link, never over the function's own", () => {
+    const httpApi = behaviours.filter((b) => isHttpRoutePath(pathOf(b.PathPattern)));
+    expect(httpApi.map((b) => b.PathPattern).sort()).toEqual(
+      ['/.well-known/oauth-protected-resource*', '/mcp'].sort(),
+    );
+    for (const behaviour of httpApi) {
+      const policy = policyOf(behaviour);
+      // The origin authorizer's 401/403, a throttle's 429 or a 413 come from the HTTP API itself,
+      // which has no gateway responses: these are what gives them CORS and the author link.
+      expect(policy.CorsConfig, behaviour.PathPattern).toMatchObject({
+        AccessControlAllowOrigins: { Items: ['*'] },
+        AccessControlAllowCredentials: false,
+        AccessControlAllowMethods: { Items: expect.arrayContaining(['POST', 'OPTIONS']) },
+        AccessControlExposeHeaders: {
+          Items: (MCP_RESPONSE_HEADERS['access-control-expose-headers'] ?? '').split(', '),
+        },
+        OriginOverride: false,
+      });
+      expect(policy.CustomHeadersConfig.Items).toEqual([
+        { Header: 'link', Value: MCP_RESPONSE_HEADERS.link, Override: false },
+      ]);
     }
   });
 

@@ -7,11 +7,14 @@ import { METRIC_NAMES, METRICS_NAMESPACE } from '../../functions/core/metrics.ts
 import { VIEW_PATHS } from '../../functions/core/views/view-paths.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
 import {
+  API_STAGE,
   AUTHORIZER_RETRY_AFTER_SECONDS,
   EDGE_RESPONSE_HEADERS,
   EXPORTS_PREFIX,
   FUNCTIONS,
+  GATEWAY_INSTANCE_TEMPLATE,
   GATEWAY_RATELIMIT_POLICY,
+  gatewayInstanceOf,
   ROUTES,
   SECRETS,
   TABLES,
@@ -655,6 +658,19 @@ describe('API Gateway', () => {
       });
     },
   );
+  it('gateway responses name the asked path in `instance`, without the stage', () => {
+    const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse'));
+    expect(responses.length).toBeGreaterThan(0);
+    for (const response of responses) {
+      const body = response.Properties.ResponseTemplates['application/json'] as string;
+      // `$context.path` alone is `/prod/api/v1/...`; the template drops the stage.
+      expect(body).toContain(`"instance":${GATEWAY_INSTANCE_TEMPLATE}`);
+      expect(body).not.toContain('"instance":"$context.path"');
+    }
+    template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: API_STAGE });
+    expect(gatewayInstanceOf(`/${API_STAGE}/api/v1/ports`)).toBe('/api/v1/ports');
+    expect(gatewayInstanceOf(`/${API_STAGE}/keys/requests`)).toBe('/keys/requests');
+  });
   it('stage: access logs, error logging, throttling', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),

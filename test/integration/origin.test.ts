@@ -46,6 +46,8 @@ describe('the origin refuses what did not come through the edge', () => {
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(await response.json()).toMatchObject({
         type: 'https://border-waits.dev/problems/access-denied',
+        // The gateway response's template drops the stage from `$context.path`.
+        instance: OBSERVATIONS.split('?')[0],
       });
     }
     // The api function never ran: this client's allowance is whole.
