@@ -51,7 +51,7 @@ const zoomBox = document.getElementById('zoom') as HTMLElement;
 const leads = document.getElementById('leads') as unknown as SVGGElement;
 const labels = document.getElementById('labels') as unknown as SVGGElement;
 const [, , WIDTH = 800, HEIGHT = 440] = (svg.getAttribute('viewBox') ?? '').split(' ').map(Number);
-const MAX_ZOOM = Number(zoomBox.dataset.max ?? 40);
+const MAX_ZOOM = Number(zoomBox.dataset.max ?? 100);
 /** On-screen sizes of a label (CSS px): its height, and its gap from the marker's dot. */
 const LABEL_HEIGHT = 15;
 const LABEL_GAP = 3;
@@ -95,7 +95,7 @@ const markers: Marker[] = [...svg.querySelectorAll<SVGAElement>('a[data-port-id]
 /**
  * Where the markers go at a zoom: from their true places, neighbours closer than a dot and a gap
  * on screen are pushed apart (as the build does at zoom 1), so a deeper zoom brings each marker
- * back towards its real place. Computed once per zoom level.
+ * back towards its real place. Computed once per level of zoom.
  */
 const layouts = new Map<number, [number, number][]>([[1, markers.map((m) => [m.x, m.y])]]);
 function layoutAt(k: number): [number, number][] {
@@ -160,7 +160,9 @@ function draw(): void {
   const h = (view.w * HEIGHT) / WIDTH;
   svg.setAttribute('viewBox', `${view.x} ${view.y} ${view.w} ${h}`);
   svg.classList.toggle('zoomed', k > 1);
-  const at = layoutAt(k);
+  // Layouts by quarter steps of zoom (rounded down, so dots stay at least as far apart as they
+  // need): a pinch then reuses a few layouts instead of computing one per frame.
+  const at = layoutAt(k < 1.001 ? 1 : 2 ** (Math.floor(Math.log2(k) * 4 + 1e-9) / 4));
   const lines: SVGPathElement[] = [];
   for (const [i, m] of markers.entries()) {
     [m.x, m.y] = at[i] ?? [m.ox, m.oy];
