@@ -8,7 +8,6 @@ import { PROBLEMS, type ProblemKind, problemType } from '../functions/core/probl
 import { SITE_URL } from '../functions/core/site.ts';
 import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
 import {
-  DOCUMENTS_PREFIX,
   KEY_REQUESTS_PATH,
   OPENAPI_PATH,
   PUSH_PATHS,
@@ -159,10 +158,11 @@ export const FUNCTIONS = {
     },
     // Its own rate counters (per user, per client IP) and the alert caps only.
     tableItemsUnder: { limits: Object.values(COUNTER_PREFIXES.mcp) },
-    // Reads the published views (public at the CDN anyway) and its exports (to sign their download
-    // links); lists nothing, so no caller can enumerate other users' exports; writes only exports.
+    // Reads only its exports (to sign their download links): the published views it reads from
+    // the CDN, as any client does (functions/adapters/cdn/documents.ts). Lists nothing, so no
+    // caller can enumerate other users' exports; writes only exports.
     buckets: {},
-    bucketReadsUnder: { data: [DOCUMENTS_PREFIX, EXPORTS_PREFIX] },
+    bucketReadsUnder: { data: [EXPORTS_PREFIX] },
     bucketWritesUnder: { data: EXPORTS_PREFIX },
     description: 'The /mcp endpoint (MCP Streamable HTTP, stateless) and its OAuth resource metadata',
   },

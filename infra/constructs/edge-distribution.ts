@@ -127,7 +127,6 @@ export class EdgeDistribution extends Section {
   constructor(scope: Construct, id: string, props: EdgeDistributionProps) {
     super(scope, id);
     const { storage } = props;
-    const webAcl = this.webAcl(props.edgeRateLimitPerMinute ?? LIMITS.edgePerMinute);
 
     const viewerRequest = new EdgeFunction(this, 'ViewerRequest', {
       code: FunctionCode.fromFile({ filePath: VIEWER_REQUEST_PATH }),
@@ -148,6 +147,10 @@ export class EdgeDistribution extends Section {
         : secret.secretValue
       ).unsafeUnwrap(),
     };
+    const webAcl = this.webAcl(
+      props.edgeRateLimitPerMinute ?? LIMITS.edgePerMinute,
+      originHeaders[ORIGIN_VERIFY_HEADER],
+    );
     const apiOrigin = new RestApiOrigin(props.api, { originId: 'api', customHeaders: originHeaders });
     // https://<id>.execute-api.<region>.amazonaws.com -> its host name.
     const mcpOrigin = new HttpOrigin(Fn.select(2, Fn.split('/', props.httpApi.apiEndpoint)), {
@@ -346,8 +349,17 @@ export class EdgeDistribution extends Section {
     });
   }
 
-  /** The web ACL: one rate rule per client IP over 60 seconds, answering 429 problem+json. */
-  private webAcl(rateLimit: number): CfnWebACL {
+  /**
+   * The web ACL: one rate rule per client IP over 60 seconds, answering 429 problem+json. It
+   * leaves uncounted the requests that carry the origin secret: the mcp function's reads of the
+   * published views (functions/adapters/cdn/documents.ts), which come from Lambda's egress
+   * addresses, shared by every warm instance (and other functions), so counting them per address
+   * would soon refuse the tools' reads for everyone. No viewer knows the value; the authorizers
+   * keep refusing it from anyone but CloudFront, which overwrites a viewer's header of that name
+   * on the way to the APIs. Between the two steps of a rotation (README, Security) the function
+   * sends the new value and the rule still knows the old: its reads count like a client's then.
+   */
+  private webAcl(rateLimit: number, originSecret: string): CfnWebACL {
     return new CfnWebACL(this, 'EdgeAcl', {
       scope: 'CLOUDFRONT',
       defaultAction: { allow: {} },
@@ -385,7 +397,23 @@ export class EdgeDistribution extends Section {
             },
           },
           statement: {
-            rateBasedStatement: { limit: rateLimit, aggregateKeyType: 'IP', evaluationWindowSec: 60 },
+            rateBasedStatement: {
+              limit: rateLimit,
+              aggregateKeyType: 'IP',
+              evaluationWindowSec: 60,
+              scopeDownStatement: {
+                notStatement: {
+                  statement: {
+                    byteMatchStatement: {
+                      fieldToMatch: { singleHeader: { Name: ORIGIN_VERIFY_HEADER } },
+                      positionalConstraint: 'EXACTLY',
+                      searchString: originSecret,
+                      textTransformations: [{ priority: 0, type: 'NONE' }],
+                    },
+                  },
+                },
+              },
+            },
           },
           visibilityConfig: {
             cloudWatchMetricsEnabled: true,

@@ -198,8 +198,13 @@ export function createEdge(deps: EdgeDeps) {
     // origin secret as a custom origin header (replacing a viewer header of that name).
     const ip = req.socket.remoteAddress ?? 'unknown';
     req.headers['cloudfront-viewer-address'] = `${ip}:${req.socket.remotePort ?? 0}`;
+    const presented = req.headers[ORIGIN_VERIFY_HEADER];
     delete req.headers[ORIGIN_VERIFY_HEADER];
-    if (deps.originSecret) req.headers[ORIGIN_VERIFY_HEADER] = await deps.originSecret();
+    const originSecret = deps.originSecret ? await deps.originSecret() : undefined;
+    if (originSecret !== undefined) req.headers[ORIGIN_VERIFY_HEADER] = originSecret;
+    // The mcp function reads the views through the edge with the origin secret; the WAF's rule
+    // leaves such requests uncounted (its scope-down statement), and so does this limit.
+    const exempt = originSecret !== undefined && presented === originSecret;
     // Every behaviour's response headers policy: the security headers on every answer, errors and
     // the APIs' included (the origin's own values of these names give way, as with `override`).
     for (const [name, value] of Object.entries(securityHeadersOf(behaviourKindOf(url.pathname), sitePolicy)))
@@ -223,7 +228,7 @@ export function createEdge(deps: EdgeDeps) {
       (outcome.originId !== 'api' &&
         DATA_PATH_PREFIXES.some((prefix) => outcome.request.uri.startsWith(prefix)));
     let limit: Record<string, string> = {};
-    if (servedHere) {
+    if (servedHere && !exempt) {
       const decision = await consume(limits, policy, `IP#${ip}`, clock.now());
       limit = limitHeaders(decision);
       if (!decision.admitted) {

@@ -344,6 +344,10 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       MCP_ALLOWED_HOSTS: `127.0.0.1,localhost,[::1]`,
       ...env,
       MCP_RESOURCE_URL: env.MCP_RESOURCE_URL ?? mcpUrl,
+      // The views through this edge, as in AWS through the CDN (the role reads only exports/);
+      // revalidated on every read, since this edge keeps no cache either.
+      MCP_DOCUMENTS_URL: env.MCP_DOCUMENTS_URL ?? url,
+      MCP_DOCUMENTS_REVALIDATE: env.MCP_DOCUMENTS_REVALIDATE ?? 'true',
       MCP_OAUTH_ISSUER: issuer,
     },
     clock,
