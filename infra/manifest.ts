@@ -309,34 +309,17 @@ export type GatewayResponseName = keyof typeof GATEWAY_RESPONSES;
 export const API_STAGE = 'prod';
 
 /**
- * `instance` of a gateway response, in its mapping template: the path as the client asked it.
- * `$context.path` is the stage's path (`/prod/api/v1/ports`: CloudFront's origin path is the
- * stage), and `$context.resourcePath` is the matched resource's template (`/api/v1/{proxy+}`), so
- * no variable holds the asked path without the stage: the template drops it with a Java String
- * method, which API Gateway's Velocity templates may call. {@link gatewayInstanceOf} is the same
- * rule for the local gateway.
+ * The body of a gateway response with `detail` as given: a `$context` variable in the stack's
+ * mapping template, a value locally. It has no `instance` (optional in RFC 9457): a gateway
+ * response's template is not run by Velocity but only substitutes variables, and no variable holds
+ * the path as the client asked it (`$context.path` carries the `/prod` stage, CloudFront's origin
+ * path; `$context.resourcePath` is the matched template, `/api/v1/{proxy+}`).
  */
-export const GATEWAY_INSTANCE_TEMPLATE = `"$context.path.replaceFirst('^/${API_STAGE}/', '/')"`;
-
-/** What {@link GATEWAY_INSTANCE_TEMPLATE} renders for a `$context.path`. */
-export function gatewayInstanceOf(contextPath: string): string {
-  const stage = `/${API_STAGE}/`;
-  return contextPath.startsWith(stage) ? contextPath.slice(stage.length - 1) : contextPath;
-}
-
-/**
- * The body of a gateway response with `detail` and `instance` as given: VTL expressions in the
- * stack's mapping template (quoted there by the template itself), values locally.
- */
-export function gatewayProblemBody(
-  name: GatewayResponseName,
-  detailJson: string,
-  instanceJson: string,
-): string {
+export function gatewayProblemBody(name: GatewayResponseName, detailJson: string): string {
   const { kind, fixedStatus } = GATEWAY_RESPONSES[name];
   const { status, title } = PROBLEMS[kind];
   const statusMember = fixedStatus ? `,"status":${status}` : '';
-  return `{"type":${JSON.stringify(problemType(kind))},"title":${JSON.stringify(title)}${statusMember},"detail":${detailJson},"instance":${instanceJson}}`;
+  return `{"type":${JSON.stringify(problemType(kind))},"title":${JSON.stringify(title)}${statusMember},"detail":${detailJson}}`;
 }
 
 /** Served by the HTTP API (see `HttpRouteSpec`); the edge sends them there before its function runs. */

@@ -21,7 +21,6 @@ import { PROBLEM_CONTENT_TYPE, PROBLEMS } from '../../functions/core/problems.ts
 import {
   API_STAGE,
   AUTHORIZER_RETRY_AFTER_SECONDS,
-  GATEWAY_INSTANCE_TEMPLATE,
   GATEWAY_RESPONSE_HEADERS,
   GATEWAY_RESPONSES,
   type GatewayResponseName,
@@ -177,11 +176,7 @@ export class PublicApi extends Section {
           ),
         },
         templates: {
-          'application/json': gatewayProblemBody(
-            name,
-            '$context.error.messageString',
-            GATEWAY_INSTANCE_TEMPLATE,
-          ),
+          'application/json': gatewayProblemBody(name, '$context.error.messageString'),
         },
       });
     }

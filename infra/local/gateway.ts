@@ -20,7 +20,6 @@ import {
   GATEWAY_RESPONSE_HEADERS,
   GATEWAY_RESPONSES,
   type GatewayResponseName,
-  gatewayInstanceOf,
   gatewayProblemBody,
 } from '../manifest.ts';
 import { lambdaContext } from './lambda-context.ts';
@@ -38,14 +37,12 @@ export type Authorize = (event: APIGatewayRequestAuthorizerEvent) => Promise<Aut
 
 /**
  * A gateway response as the stack configures it (`GATEWAY_RESPONSES`): problem+json from the
- * same mapping template, with `$context.error.messageString` filled in and `instance` the path
- * without the stage, as the template derives it from `$context.path` (`gatewayInstanceOf`).
+ * same mapping template, with `$context.error.messageString` filled in (and no `instance`, as there).
  * `status` is the gateway's own for the DEFAULT_4XX/5XX responses (their template fixes none).
  */
 export function gatewayResponse(
   name: GatewayResponseName,
   message: string,
-  path: string,
   status?: number,
 ): APIGatewayProxyResult {
   const spec = GATEWAY_RESPONSES[name];
@@ -57,11 +54,7 @@ export function gatewayResponse(
       // The authorizer could not decide: try again shortly (as the stack's AUTHORIZER_FAILURE).
       ...(spec.kind === 'unavailable' ? { 'retry-after': String(AUTHORIZER_RETRY_AFTER_SECONDS) } : {}),
     },
-    body: gatewayProblemBody(
-      name,
-      JSON.stringify(message),
-      JSON.stringify(gatewayInstanceOf(`/${API_STAGE}${path}`)),
-    ),
+    body: gatewayProblemBody(name, JSON.stringify(message)),
   };
 }
 
@@ -108,11 +101,10 @@ export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES):
  * Answers a body over the limit with the gateway's 413 problem+json, and discards the rest of the
  * upload (the connection closes after the answer, so a client still sending is not left waiting).
  */
-export function refuseTooLarge(req: IncomingMessage, res: ServerResponse, path: string): void {
+export function refuseTooLarge(req: IncomingMessage, res: ServerResponse): void {
   const result = gatewayResponse(
     'RequestTooLarge',
     `The request body is larger than ${MAX_REQUEST_BYTES} bytes`,
-    path,
   );
   res.shouldKeepAlive = false;
   writeResult(res, result, req.method ?? 'POST');
@@ -241,7 +233,7 @@ export async function runAuthorizer(
   } catch (error: unknown) {
     if (error instanceof Error && error.message === 'Unauthorized') {
       return {
-        result: gatewayResponse('Unauthorized', 'Unauthorized', event.path),
+        result: gatewayResponse('Unauthorized', 'Unauthorized'),
       };
     }
     log(`gateway: authorizer failed: ${error instanceof Error ? error.stack : String(error)}`);
@@ -249,7 +241,6 @@ export async function runAuthorizer(
       result: gatewayResponse(
         'AuthorizerFailure',
         'The request could not be authorized just now; retry in a few seconds.',
-        event.path,
       ),
     };
   }
@@ -258,7 +249,6 @@ export async function runAuthorizer(
       result: gatewayResponse(
         'AccessDenied',
         'User is not authorized to access this resource with an explicit deny',
-        event.path,
       ),
     };
   }
@@ -317,7 +307,7 @@ export async function invokeProxy(
   log: (line: string) => void,
 ): Promise<APIGatewayProxyResult> {
   // DEFAULT_5XX in the stack: no status member in its template.
-  const internalError = gatewayResponse('Default5xx', 'Internal server error', event.path, 502);
+  const internalError = gatewayResponse('Default5xx', 'Internal server error', 502);
   try {
     const result = validateResult(await handler(event, lambdaContext(functionName, timeoutSeconds)));
     if (!result) {

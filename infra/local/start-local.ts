@@ -206,7 +206,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       body = await readBody(req);
     } catch (error: unknown) {
       if (!(error instanceof BodyTooLargeError)) throw error;
-      refuseTooLarge(req, res, url.pathname);
+      refuseTooLarge(req, res);
       return;
     }
     const request: GatewayRequest = {
@@ -218,11 +218,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     };
     if (!route || !(route.methods.includes('ANY') || route.methods.includes(request.method))) {
       // API Gateway's MISSING_AUTHENTICATION_TOKEN (no such resource or method), a 404 in the stack.
-      writeResult(
-        res,
-        gatewayResponse('MissingToken', 'Missing Authentication Token', url.pathname),
-        request.method,
-      );
+      writeResult(res, gatewayResponse('MissingToken', 'Missing Authentication Token'), request.method);
       return;
     }
     // The REQUEST authorizer runs first on every method, as in the stack.

@@ -12,9 +12,7 @@ import {
   EDGE_RESPONSE_HEADERS,
   EXPORTS_PREFIX,
   FUNCTIONS,
-  GATEWAY_INSTANCE_TEMPLATE,
   GATEWAY_RATELIMIT_POLICY,
-  gatewayInstanceOf,
   ROUTES,
   SECRETS,
   TABLES,
@@ -698,18 +696,16 @@ describe('API Gateway', () => {
       });
     },
   );
-  it('gateway responses name the asked path in `instance`, without the stage', () => {
+  it('gateway responses carry no `instance`: their templates only substitute variables, and `$context.path` has the stage', () => {
     const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse'));
     expect(responses.length).toBeGreaterThan(0);
     for (const response of responses) {
       const body = response.Properties.ResponseTemplates['application/json'] as string;
-      // `$context.path` alone is `/prod/api/v1/...`; the template drops the stage.
-      expect(body).toContain(`"instance":${GATEWAY_INSTANCE_TEMPLATE}`);
-      expect(body).not.toContain('"instance":"$context.path"');
+      expect(body).not.toContain('"instance"');
+      // Simple substitution only (no Velocity): a method call would be printed, not run.
+      expect(body).not.toMatch(/\$context\.[\w.]+\(/);
     }
     template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: API_STAGE });
-    expect(gatewayInstanceOf(`/${API_STAGE}/api/v1/ports`)).toBe('/api/v1/ports');
-    expect(gatewayInstanceOf(`/${API_STAGE}/keys/requests`)).toBe('/keys/requests');
   });
   it('stage: access logs, error logging, throttling', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {

@@ -254,7 +254,8 @@ describe('edge cases at the edge', () => {
         body: `{"use":"${'x'.repeat(7 * 1024 * 1024)}"}`,
       });
       const body = await problemOf(response, 413);
-      expect(body.instance).toBe(path);
+      // The gateway's own answer: no `instance`, since its path would carry the stage.
+      expect(body).not.toHaveProperty('instance');
     },
   );
 });
