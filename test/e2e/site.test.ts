@@ -936,6 +936,14 @@ describe.skipIf(skipReason !== '')(
       expect(await page.locator('#office').textContent()).toBe('Bureau de l’ASFC\u202f: Pont Peace');
       await check(page, '/fr/ports/buffalo-niagara-falls-peace-bridge/', 'port-fr');
       await page.close();
+      // On a phone the lanes-open count carries its label, with the French colon.
+      page = await open('/fr/ports/buffalo-niagara-falls-peace-bridge/', '#lanes tbody tr', PHONE);
+      expect(
+        await page
+          .locator('#lanes tbody tr:first-child td:nth-child(5)')
+          .evaluate((td) => getComputedStyle(td, '::before').content),
+      ).toBe('"Voies ouvertes\u202f: "');
+      await page.close();
       for (const [path, ready] of [
         ['/fr/map/', '#map a[data-port-id]'],
         ['/fr/status/', '#sources section'],
