@@ -233,6 +233,21 @@ export const McpConfigSchema = /* @__PURE__ */ built(() =>
     /** Test-only: lets alerts name loopback and private webhook URLs over plain HTTP. */
     ALERT_WEBHOOK_ALLOW_PRIVATE: flag,
     WEBHOOK_SIGNING_KEY_SECRET,
+    /**
+     * The public origin the tools read the published views from (the CDN, as any client reads
+     * them); defaults to MCP_RESOURCE_URL's origin, which is the CDN's by definition.
+     */
+    MCP_DOCUMENTS_URL: optionalUrl,
+    /** A view read from the CDN taking longer fails (the tool answers "store unavailable"). */
+    MCP_DOCUMENTS_TIMEOUT_MS: positiveInt(3000),
+    /** Revalidate every view read, whatever its max-age (the local runtime, whose edge keeps no cache). */
+    MCP_DOCUMENTS_REVALIDATE: flag,
+    /**
+     * The CDN's origin secret, sent with the view reads so that the WAF's per-IP rule leaves them
+     * uncounted (Lambda's egress addresses are shared): a Secrets Manager ARN in AWS, a file name
+     * under DATA_DIR locally.
+     */
+    [SECRETS.originVerify.envVar]: text(SECRETS.originVerify.name),
   }),
 );
 

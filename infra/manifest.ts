@@ -8,7 +8,6 @@ import { PROBLEMS, type ProblemKind, problemType } from '../functions/core/probl
 import { SITE_URL } from '../functions/core/site.ts';
 import { EXPORTS_PREFIX } from '../functions/core/stores.ts';
 import {
-  DOCUMENTS_PREFIX,
   KEY_REQUESTS_PATH,
   OPENAPI_PATH,
   PUSH_PATHS,
@@ -159,10 +158,11 @@ export const FUNCTIONS = {
     },
     // Its own rate counters (per user, per client IP) and the alert caps only.
     tableItemsUnder: { limits: Object.values(COUNTER_PREFIXES.mcp) },
-    // Reads the published views (public at the CDN anyway) and its exports (to sign their download
-    // links); lists nothing, so no caller can enumerate other users' exports; writes only exports.
+    // Reads only its exports (to sign their download links): the published views it reads from
+    // the CDN, as any client does (functions/adapters/cdn/documents.ts). Lists nothing, so no
+    // caller can enumerate other users' exports; writes only exports.
     buckets: {},
-    bucketReadsUnder: { data: [DOCUMENTS_PREFIX, EXPORTS_PREFIX] },
+    bucketReadsUnder: { data: [EXPORTS_PREFIX] },
     bucketWritesUnder: { data: EXPORTS_PREFIX },
     description: 'The /mcp endpoint (MCP Streamable HTTP, stateless) and its OAuth resource metadata',
   },
@@ -305,19 +305,21 @@ export const GATEWAY_RESPONSES = {
 
 export type GatewayResponseName = keyof typeof GATEWAY_RESPONSES;
 
+/** The REST API's one stage: the first segment of every execute-api path (`$context.path`). */
+export const API_STAGE = 'prod';
+
 /**
- * The body of a gateway response with `detail` and `instance` as given: VTL expressions in the
- * stack's mapping template (quoted there by the template itself), values locally.
+ * The body of a gateway response with `detail` as given: a `$context` variable in the stack's
+ * mapping template, a value locally. It has no `instance` (optional in RFC 9457): a gateway
+ * response's template is not run by Velocity but only substitutes variables, and no variable holds
+ * the path as the client asked it (`$context.path` carries the `/prod` stage, CloudFront's origin
+ * path; `$context.resourcePath` is the matched template, `/api/v1/{proxy+}`).
  */
-export function gatewayProblemBody(
-  name: GatewayResponseName,
-  detailJson: string,
-  instanceJson: string,
-): string {
+export function gatewayProblemBody(name: GatewayResponseName, detailJson: string): string {
   const { kind, fixedStatus } = GATEWAY_RESPONSES[name];
   const { status, title } = PROBLEMS[kind];
   const statusMember = fixedStatus ? `,"status":${status}` : '';
-  return `{"type":${JSON.stringify(problemType(kind))},"title":${JSON.stringify(title)}${statusMember},"detail":${detailJson},"instance":${instanceJson}}`;
+  return `{"type":${JSON.stringify(problemType(kind))},"title":${JSON.stringify(title)}${statusMember},"detail":${detailJson}}`;
 }
 
 /** Served by the HTTP API (see `HttpRouteSpec`); the edge sends them there before its function runs. */

@@ -87,6 +87,13 @@ export class BorderWaitsStack extends Stack {
       httpApi: mcpApi.httpApi,
       siteContentSecurityPolicy: siteContentSecurityPolicy(props.siteDist),
     });
+    // The mcp function reads the published views from this distribution, as any client does (its
+    // role reads only exports/ of the bucket). Its own domain, not MCP_RESOURCE_URL's: that is
+    // the IdP audience, the production domain unless the deploy names another.
+    functions.mcp.fn.addEnvironment(
+      'MCP_DOCUMENTS_URL',
+      `https://${edge.distribution.distributionDomainName}`,
+    );
     if (props.siteDist) {
       new SiteDeployment(this, 'Site', {
         dist: props.siteDist,

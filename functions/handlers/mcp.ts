@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { createCdnDocumentStore } from '../adapters/cdn/documents.ts';
 import { createAlertQuota } from '../adapters/dynamo/alert-quota.ts';
 import { createAlertStore } from '../adapters/dynamo/alerts.ts';
 import { createLimitStore } from '../adapters/dynamo/limits.ts';
@@ -9,11 +10,13 @@ import { createExportStore } from '../adapters/s3/exports.ts';
 import { createSecretsManagerSource } from '../adapters/secrets/secrets-manager.ts';
 import { createStores } from '../adapters/stores.ts';
 import { type McpConfig, McpConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
+import { SECRETS } from '../contract.ts';
 import { createReadApi } from '../core/api/read-api.ts';
 import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
 import { clientIpKey } from '../http/client-ip.ts';
 import { httpApiEventToRequest, responseToHttpApiResult } from '../http/http-api-event.ts';
+import { ORIGIN_VERIFY_HEADER } from '../http/origin-verify.ts';
 import { createMcpApp } from '../mcp/app.ts';
 import { createJwtVerifier, resourceMetadataUrlOf } from '../mcp/auth.ts';
 
@@ -24,8 +27,19 @@ export function createMcpWebApp(
   secrets: SecretSource = createSecretsManagerSource(),
 ) {
   const settings = storeSettingsOf(config);
-  // Its role reads the views and exports but may not list the bucket (infra/manifest.ts).
-  const stores = createStores(settings, clock, { unlistedDocuments: true });
+  // Its role reads only its exports in the bucket (infra/manifest.ts): the published views come
+  // from the CDN, as any client reads them, with the origin secret that exempts the reads from
+  // the WAF's per-IP rule (README, Security).
+  const stores = createStores(settings, clock);
+  const documents = createCdnDocumentStore({
+    origin: config.MCP_DOCUMENTS_URL ?? new URL(config.MCP_RESOURCE_URL).origin,
+    timeoutMs: config.MCP_DOCUMENTS_TIMEOUT_MS,
+    now: () => clock.now(),
+    revalidateAlways: config.MCP_DOCUMENTS_REVALIDATE,
+    headers: async () => ({
+      [ORIGIN_VERIFY_HEADER]: await currentSecret(secrets, config[SECRETS.originVerify.envVar]),
+    }),
+  });
   const auth = {
     resourceUrl: config.MCP_RESOURCE_URL,
     resourceMetadataUrl: resourceMetadataUrlOf(config.MCP_RESOURCE_URL),
@@ -48,7 +62,7 @@ export function createMcpWebApp(
       clock,
     },
     tools: {
-      readApi: createReadApi({ documents: stores.documents, observations: stores.observations, clock }),
+      readApi: createReadApi({ documents, observations: stores.observations, clock }),
       clock,
       alerts: createAlertStore(stores.dynamo, settings.tables.alerts),
       alertQuota: createAlertQuota(stores.dynamo, settings.tables.limits),

@@ -26,10 +26,10 @@ import {
   limitHeaders,
   policyHeader,
 } from '../core/access/limits.ts';
-import { SITE_URL } from '../core/site.ts';
 import type { Clock } from '../core/stores.ts';
 import { type AuthSettings, authGate, protectedResourceMetadata } from './auth.ts';
 import { createMcpServer } from './create-mcp-server.ts';
+import { MCP_RESPONSE_HEADERS } from './response-headers.ts';
 import type { ToolDeps } from './tool-kit.ts';
 
 export interface McpAppOptions {
@@ -96,13 +96,7 @@ function jsonRpcError(
   return Response.json(payload, { status, headers });
 }
 
-/** Headers a browser page may read from an answer (CORS), and the attribution link. */
-export const MCP_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers':
-    'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, RateLimit, RateLimit-Policy, Retry-After, Link',
-  link: `<${SITE_URL}>; rel="author"`,
-};
+export { MCP_RESPONSE_HEADERS };
 
 /**
  * `subscriptions/listen` (2026-07-28) opens a stream of change notifications. This server is

@@ -7,6 +7,7 @@ import * as z from 'zod';
 import type { AlertQuota } from '../core/alerts/alert-quota.ts';
 import type { AlertStore } from '../core/alerts/alerts.ts';
 import type { ReadApi } from '../core/api/read-api.ts';
+import { NotFoundError } from '../core/errors.ts';
 import type { PortForecastBody } from '../core/forecast/forecast-views.ts';
 import {
   DIRECTIONS,
@@ -95,8 +96,11 @@ async function readCurrent(
       ports: (PublishedPort & { current: Current })[];
     };
     return { generatedAt: body.generatedAt, byPort: new Map(body.ports.map((p) => [p.id, p.current])) };
-  } catch {
-    return null;
+  } catch (error: unknown) {
+    // Not published yet. A store that fails is not "no readings yet": the tool answers that the
+    // store is unavailable (defineTool).
+    if (error instanceof NotFoundError) return null;
+    throw error;
   }
 }
 

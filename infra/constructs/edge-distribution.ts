@@ -41,6 +41,7 @@ import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { PROBLEMS, type ProblemKind, problemType } from '../../functions/core/problems.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
+import { MCP_RESPONSE_HEADERS } from '../../functions/mcp/response-headers.ts';
 import {
   API_PATTERNS,
   DATA_PATH_PREFIXES,
@@ -126,7 +127,6 @@ export class EdgeDistribution extends Section {
   constructor(scope: Construct, id: string, props: EdgeDistributionProps) {
     super(scope, id);
     const { storage } = props;
-    const webAcl = this.webAcl(props.edgeRateLimitPerMinute ?? LIMITS.edgePerMinute);
 
     const viewerRequest = new EdgeFunction(this, 'ViewerRequest', {
       code: FunctionCode.fromFile({ filePath: VIEWER_REQUEST_PATH }),
@@ -147,6 +147,10 @@ export class EdgeDistribution extends Section {
         : secret.secretValue
       ).unsafeUnwrap(),
     };
+    const webAcl = this.webAcl(
+      props.edgeRateLimitPerMinute ?? LIMITS.edgePerMinute,
+      originHeaders[ORIGIN_VERIFY_HEADER],
+    );
     const apiOrigin = new RestApiOrigin(props.api, { originId: 'api', customHeaders: originHeaders });
     // https://<id>.execute-api.<region>.amazonaws.com -> its host name.
     const mcpOrigin = new HttpOrigin(Fn.select(2, Fn.split('/', props.httpApi.apiEndpoint)), {
@@ -186,7 +190,7 @@ export class EdgeDistribution extends Section {
 
     // Every behaviour has a headers policy with the security headers: the site's with its own
     // Content-Security-Policy, the documents' and the APIs' with one that lets nothing run or frame.
-    // The APIs answer CORS and Link themselves.
+    // The REST API answers CORS and Link itself, its gateway responses included.
     const headersOf = (kind: BehaviourKind) => securityHeadersOf(kind, props.siteContentSecurityPolicy);
     // The same for the push endpoints' bearer tokens; the VAPID key's Cache-Control (an hour)
     // applies to its GETs, and a DELETE or PUT is never cached.
@@ -212,7 +216,19 @@ export class EdgeDistribution extends Section {
     const apiHeaders = new ResponseHeadersPolicy(
       this,
       'ApiHeaders',
-      edgeHeadersPolicy(headersOf('api'), 'APIs (REST, MCP, OAuth metadata): '),
+      edgeHeadersPolicy(headersOf('api'), 'REST API: '),
+    );
+    // The HTTP API's paths also get the mcp function's CORS and Link headers, without override:
+    // the function's own answers keep theirs, and the answers the HTTP API gives itself (its origin
+    // authorizer's 401 and 403, a throttle's 429, a 413), which no gateway response can shape on
+    // an HTTP API, gain them.
+    const httpApiHeaders = new ResponseHeadersPolicy(
+      this,
+      'HttpApiHeaders',
+      edgeHeadersPolicy({ ...MCP_RESPONSE_HEADERS, ...headersOf('api') }, 'MCP HTTP API: ', {
+        originOverride: false,
+        methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+      }),
     );
     // Honour the origin's Cache-Control (MinTTL 0); the defaults apply only when it sends none.
     // Keyless view requests reach the cache with the rewritten URI and no query string, so they
@@ -275,6 +291,7 @@ export class EdgeDistribution extends Section {
     for (const pattern of HTTP_API_PATTERNS) {
       additionalBehaviors[pattern] = {
         ...apiBehavior(mcpOrigin, mcpCache, mcpRequests),
+        responseHeadersPolicy: httpApiHeaders,
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
         functionAssociations,
       };
@@ -332,8 +349,17 @@ export class EdgeDistribution extends Section {
     });
   }
 
-  /** The web ACL: one rate rule per client IP over 60 seconds, answering 429 problem+json. */
-  private webAcl(rateLimit: number): CfnWebACL {
+  /**
+   * The web ACL: one rate rule per client IP over 60 seconds, answering 429 problem+json. It
+   * leaves uncounted the requests that carry the origin secret: the mcp function's reads of the
+   * published views (functions/adapters/cdn/documents.ts), which come from Lambda's egress
+   * addresses, shared by every warm instance (and other functions), so counting them per address
+   * would soon refuse the tools' reads for everyone. No viewer knows the value; the authorizers
+   * keep refusing it from anyone but CloudFront, which overwrites a viewer's header of that name
+   * on the way to the APIs. Between the two steps of a rotation (README, Security) the function
+   * sends the new value and the rule still knows the old: its reads count like a client's then.
+   */
+  private webAcl(rateLimit: number, originSecret: string): CfnWebACL {
     return new CfnWebACL(this, 'EdgeAcl', {
       scope: 'CLOUDFRONT',
       defaultAction: { allow: {} },
@@ -371,7 +397,23 @@ export class EdgeDistribution extends Section {
             },
           },
           statement: {
-            rateBasedStatement: { limit: rateLimit, aggregateKeyType: 'IP', evaluationWindowSec: 60 },
+            rateBasedStatement: {
+              limit: rateLimit,
+              aggregateKeyType: 'IP',
+              evaluationWindowSec: 60,
+              scopeDownStatement: {
+                notStatement: {
+                  statement: {
+                    byteMatchStatement: {
+                      fieldToMatch: { singleHeader: { Name: ORIGIN_VERIFY_HEADER } },
+                      positionalConstraint: 'EXACTLY',
+                      searchString: originSecret,
+                      textTransformations: [{ priority: 0, type: 'NONE' }],
+                    },
+                  },
+                },
+              },
+            },
           },
           visibilityConfig: {
             cloudWatchMetricsEnabled: true,
@@ -385,31 +427,33 @@ export class EdgeDistribution extends Section {
 }
 
 /**
- * Maps a header list onto CloudFront's CORS, security and custom header sections (security headers
- * override the origin's).
+ * Maps a header list onto CloudFront's CORS, security and custom header sections. Security headers
+ * override the origin's; custom ones (`Link`) never do; CORS does unless `cors.originOverride` is
+ * false, and allows `cors.methods` (GET, HEAD, OPTIONS unless given).
  */
 export function edgeHeadersPolicy(
   headers: Readonly<Record<string, string>>,
   comment = '',
+  cors: { originOverride?: boolean; methods?: readonly string[] } = {},
 ): ResponseHeadersPolicyProps {
   const custom: { header: string; value: string; override: boolean }[] = [];
-  let cors: ResponseHeadersPolicyProps['corsBehavior'];
+  let corsBehavior: ResponseHeadersPolicyProps['corsBehavior'];
   const security: {
     -readonly [K in keyof ResponseSecurityHeadersBehavior]: ResponseSecurityHeadersBehavior[K];
   } = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
     if (lower === 'access-control-allow-origin') {
-      cors = {
+      corsBehavior = {
         accessControlAllowOrigins: [value],
-        accessControlAllowMethods: ['GET', 'HEAD', 'OPTIONS'],
+        accessControlAllowMethods: [...(cors.methods ?? ['GET', 'HEAD', 'OPTIONS'])],
         accessControlAllowHeaders: ['*'],
         accessControlAllowCredentials: false,
         accessControlExposeHeaders: (headers['access-control-expose-headers'] ?? '')
           .split(',')
           .map((h) => h.trim())
           .filter(Boolean),
-        originOverride: true,
+        originOverride: cors.originOverride ?? true,
       };
     } else if (lower === 'access-control-expose-headers') {
       // Folded into the CORS section above.
@@ -439,7 +483,7 @@ export function edgeHeadersPolicy(
   }
   return {
     comment: `${comment}headers from infra/manifest.ts and infra/security-headers.ts`.slice(0, 128),
-    ...(cors ? { corsBehavior: cors } : {}),
+    ...(corsBehavior ? { corsBehavior } : {}),
     securityHeadersBehavior: security,
     ...(custom.length > 0 ? { customHeadersBehavior: { customHeaders: custom } } : {}),
   };

@@ -50,6 +50,10 @@ export class McpApi extends Section {
     mcp.addEnvironment('MCP_RESOURCE_URL', props.mcpResourceUrl ?? idpAudience.stringValue);
     mcp.addEnvironment('MCP_OAUTH_AUDIENCE', idpAudience.stringValue);
     mcp.addEnvironment('MCP_OAUTH_ISSUER', idpIssuer.stringValue);
+    // Sent with its reads of the published views at the CDN, which the WAF's per-IP rule then
+    // leaves uncounted (edge-distribution.ts).
+    mcp.addEnvironment(SECRETS.originVerify.envVar, storage.originSecret.secretArn);
+    storage.originSecret.grantRead(mcp);
 
     this.originAuthorizerFunction = new ServiceFunction(this, 'Fn-origin-authorizer', {
       spec: {

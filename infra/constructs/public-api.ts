@@ -19,6 +19,7 @@ import {
 import type { Construct } from 'constructs';
 import { PROBLEM_CONTENT_TYPE, PROBLEMS } from '../../functions/core/problems.ts';
 import {
+  API_STAGE,
   AUTHORIZER_RETRY_AFTER_SECONDS,
   GATEWAY_RESPONSE_HEADERS,
   GATEWAY_RESPONSES,
@@ -85,7 +86,7 @@ export class PublicApi extends Section {
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       cloudWatchRole: true,
       deployOptions: {
-        stageName: 'prod',
+        stageName: API_STAGE,
         accessLogDestination: new LogGroupLogDestination(logGroup(this, 'ApiAccessLogs')),
         accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
         loggingLevel: MethodLoggingLevel.ERROR,
@@ -175,7 +176,7 @@ export class PublicApi extends Section {
           ),
         },
         templates: {
-          'application/json': gatewayProblemBody(name, '$context.error.messageString', '"$context.path"'),
+          'application/json': gatewayProblemBody(name, '$context.error.messageString'),
         },
       });
     }

@@ -15,6 +15,7 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../../functions/core/problems.ts'
 import { type Clock, systemClock } from '../../functions/core/stores.ts';
 import { isNotModified } from '../../functions/http/conditional.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
+import { MCP_RESPONSE_HEADERS } from '../../functions/mcp/response-headers.ts';
 import { loadViewerRequest, toCfRequest } from '../edge/load.ts';
 import { BUCKETS, DATA_PATH_PREFIXES, EDGE_RESPONSE_HEADERS, isHttpRoutePath, LIMITS } from '../manifest.ts';
 import { behaviourKindOf, securityHeadersOf, siteContentSecurityPolicy } from '../security-headers.ts';
@@ -197,8 +198,13 @@ export function createEdge(deps: EdgeDeps) {
     // origin secret as a custom origin header (replacing a viewer header of that name).
     const ip = req.socket.remoteAddress ?? 'unknown';
     req.headers['cloudfront-viewer-address'] = `${ip}:${req.socket.remotePort ?? 0}`;
+    const presented = req.headers[ORIGIN_VERIFY_HEADER];
     delete req.headers[ORIGIN_VERIFY_HEADER];
-    if (deps.originSecret) req.headers[ORIGIN_VERIFY_HEADER] = await deps.originSecret();
+    const originSecret = deps.originSecret ? await deps.originSecret() : undefined;
+    if (originSecret !== undefined) req.headers[ORIGIN_VERIFY_HEADER] = originSecret;
+    // The mcp function reads the views through the edge with the origin secret; the WAF's rule
+    // leaves such requests uncounted (its scope-down statement), and so does this limit.
+    const exempt = originSecret !== undefined && presented === originSecret;
     // Every behaviour's response headers policy: the security headers on every answer, errors and
     // the APIs' included (the origin's own values of these names give way, as with `override`).
     for (const [name, value] of Object.entries(securityHeadersOf(behaviourKindOf(url.pathname), sitePolicy)))
@@ -210,6 +216,10 @@ export function createEdge(deps: EdgeDeps) {
     // The HTTP API's behaviours run the function too (it answers their preflights), and it hands
     // every other request there on unchanged.
     if (deps.http && outcome.kind === 'request' && isHttpRoutePath(url.pathname)) {
+      // Their headers policy: CORS and Link without override. The answers the HTTP API gives
+      // itself (its origin authorizer's 401 and 403, a throttle's 429, a 413) gain them; the
+      // function's own values win (writeHead's headers take precedence over setHeader's).
+      for (const [name, value] of Object.entries(MCP_RESPONSE_HEADERS)) res.setHeader(name, value);
       await deps.http(req, res, url);
       return;
     }
@@ -218,7 +228,7 @@ export function createEdge(deps: EdgeDeps) {
       (outcome.originId !== 'api' &&
         DATA_PATH_PREFIXES.some((prefix) => outcome.request.uri.startsWith(prefix)));
     let limit: Record<string, string> = {};
-    if (servedHere) {
+    if (servedHere && !exempt) {
       const decision = await consume(limits, policy, `IP#${ip}`, clock.now());
       limit = limitHeaders(decision);
       if (!decision.admitted) {

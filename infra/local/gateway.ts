@@ -15,6 +15,7 @@ import type {
 } from 'aws-lambda';
 import { PROBLEM_CONTENT_TYPE, PROBLEMS } from '../../functions/core/problems.ts';
 import {
+  API_STAGE,
   AUTHORIZER_RETRY_AFTER_SECONDS,
   GATEWAY_RESPONSE_HEADERS,
   GATEWAY_RESPONSES,
@@ -36,13 +37,12 @@ export type Authorize = (event: APIGatewayRequestAuthorizerEvent) => Promise<Aut
 
 /**
  * A gateway response as the stack configures it (`GATEWAY_RESPONSES`): problem+json from the
- * same mapping template, with `$context.error.messageString` and `$context.path` filled in.
+ * same mapping template, with `$context.error.messageString` filled in (and no `instance`, as there).
  * `status` is the gateway's own for the DEFAULT_4XX/5XX responses (their template fixes none).
  */
 export function gatewayResponse(
   name: GatewayResponseName,
   message: string,
-  path: string,
   status?: number,
 ): APIGatewayProxyResult {
   const spec = GATEWAY_RESPONSES[name];
@@ -54,7 +54,7 @@ export function gatewayResponse(
       // The authorizer could not decide: try again shortly (as the stack's AUTHORIZER_FAILURE).
       ...(spec.kind === 'unavailable' ? { 'retry-after': String(AUTHORIZER_RETRY_AFTER_SECONDS) } : {}),
     },
-    body: gatewayProblemBody(name, JSON.stringify(message), JSON.stringify(`/prod${path}`)),
+    body: gatewayProblemBody(name, JSON.stringify(message)),
   };
 }
 
@@ -101,11 +101,10 @@ export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES):
  * Answers a body over the limit with the gateway's 413 problem+json, and discards the rest of the
  * upload (the connection closes after the answer, so a client still sending is not left waiting).
  */
-export function refuseTooLarge(req: IncomingMessage, res: ServerResponse, path: string): void {
+export function refuseTooLarge(req: IncomingMessage, res: ServerResponse): void {
   const result = gatewayResponse(
     'RequestTooLarge',
     `The request body is larger than ${MAX_REQUEST_BYTES} bytes`,
-    path,
   );
   res.shouldKeepAlive = false;
   writeResult(res, result, req.method ?? 'POST');
@@ -202,8 +201,8 @@ export function toRestEvent(
         userAgent: headers['user-agent'] ?? null,
         userArn: null,
       },
-      path: `/prod${path}`,
-      stage: 'prod',
+      path: `/${API_STAGE}${path}`,
+      stage: API_STAGE,
       requestId: randomUUID(),
       requestTimeEpoch: Date.now(),
       resourceId: 'local',
@@ -226,7 +225,7 @@ export async function runAuthorizer(
   const authorizerEvent = {
     ...event,
     type: 'REQUEST',
-    methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/prod/${event.httpMethod}${event.path}`,
+    methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/${API_STAGE}/${event.httpMethod}${event.path}`,
   } as unknown as APIGatewayRequestAuthorizerEvent;
   let verdict: AuthorizerVerdict;
   try {
@@ -234,7 +233,7 @@ export async function runAuthorizer(
   } catch (error: unknown) {
     if (error instanceof Error && error.message === 'Unauthorized') {
       return {
-        result: gatewayResponse('Unauthorized', 'Unauthorized', event.path),
+        result: gatewayResponse('Unauthorized', 'Unauthorized'),
       };
     }
     log(`gateway: authorizer failed: ${error instanceof Error ? error.stack : String(error)}`);
@@ -242,7 +241,6 @@ export async function runAuthorizer(
       result: gatewayResponse(
         'AuthorizerFailure',
         'The request could not be authorized just now; retry in a few seconds.',
-        event.path,
       ),
     };
   }
@@ -251,7 +249,6 @@ export async function runAuthorizer(
       result: gatewayResponse(
         'AccessDenied',
         'User is not authorized to access this resource with an explicit deny',
-        event.path,
       ),
     };
   }
@@ -310,7 +307,7 @@ export async function invokeProxy(
   log: (line: string) => void,
 ): Promise<APIGatewayProxyResult> {
   // DEFAULT_5XX in the stack: no status member in its template.
-  const internalError = gatewayResponse('Default5xx', 'Internal server error', event.path, 502);
+  const internalError = gatewayResponse('Default5xx', 'Internal server error', 502);
   try {
     const result = validateResult(await handler(event, lambdaContext(functionName, timeoutSeconds)));
     if (!result) {

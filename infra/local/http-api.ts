@@ -73,7 +73,7 @@ export async function invokeHttpApi(
     event = await toHttpApiEvent(req, url, options.routeKey);
   } catch (error: unknown) {
     if (!(error instanceof BodyTooLargeError)) throw error;
-    refuseTooLarge(req, res, url.pathname);
+    refuseTooLarge(req, res);
     return;
   }
   try {

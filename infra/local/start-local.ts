@@ -206,7 +206,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       body = await readBody(req);
     } catch (error: unknown) {
       if (!(error instanceof BodyTooLargeError)) throw error;
-      refuseTooLarge(req, res, url.pathname);
+      refuseTooLarge(req, res);
       return;
     }
     const request: GatewayRequest = {
@@ -218,11 +218,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
     };
     if (!route || !(route.methods.includes('ANY') || route.methods.includes(request.method))) {
       // API Gateway's MISSING_AUTHENTICATION_TOKEN (no such resource or method), a 404 in the stack.
-      writeResult(
-        res,
-        gatewayResponse('MissingToken', 'Missing Authentication Token', url.pathname),
-        request.method,
-      );
+      writeResult(res, gatewayResponse('MissingToken', 'Missing Authentication Token'), request.method);
       return;
     }
     // The REQUEST authorizer runs first on every method, as in the stack.
@@ -344,6 +340,10 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalServi
       MCP_ALLOWED_HOSTS: `127.0.0.1,localhost,[::1]`,
       ...env,
       MCP_RESOURCE_URL: env.MCP_RESOURCE_URL ?? mcpUrl,
+      // The views through this edge, as in AWS through the CDN (the role reads only exports/);
+      // revalidated on every read, since this edge keeps no cache either.
+      MCP_DOCUMENTS_URL: env.MCP_DOCUMENTS_URL ?? url,
+      MCP_DOCUMENTS_REVALIDATE: env.MCP_DOCUMENTS_REVALIDATE ?? 'true',
       MCP_OAUTH_ISSUER: issuer,
     },
     clock,

@@ -135,6 +135,13 @@ const en = {
     over45: '45 min or more',
     unknown: 'no wait given',
     mapLabel: 'Map of the US borders with Canada and Mexico',
+    zoom: 'Zoom',
+    zoomIn: 'Zoom in',
+    zoomOut: 'Zoom out',
+    zoomReset: 'Whole map',
+    regions: 'Regions',
+    zoomHelp:
+      'Zoom with + and −, or pick a region; drag the map, or use the arrow keys on these buttons, to move it.',
   },
   skill: {
     title: 'Forecast track record',
@@ -426,6 +433,13 @@ const es: Strings = {
     over45: '45 min o más',
     unknown: 'sin tiempo publicado',
     mapLabel: 'Mapa de las fronteras de EE. UU. con Canadá y México',
+    zoom: 'Zoom',
+    zoomIn: 'Acercar',
+    zoomOut: 'Alejar',
+    zoomReset: 'Mapa completo',
+    regions: 'Regiones',
+    zoomHelp:
+      'Acerque con + y −, o elija una región; arrastre el mapa, o use las flechas del teclado sobre estos botones, para moverlo.',
   },
   skill: {
     title: 'Historial de los pronósticos',
@@ -718,6 +732,13 @@ const frenchText: Strings = {
     over45: '45 min ou plus',
     unknown: 'aucune durée publiée',
     mapLabel: 'Carte des frontières des États-Unis avec le Canada et le Mexique',
+    zoom: 'Zoom',
+    zoomIn: 'Zoom avant',
+    zoomOut: 'Zoom arrière',
+    zoomReset: 'Carte entière',
+    regions: 'Régions',
+    zoomHelp:
+      'Zoomez avec + et −, ou choisissez une région ; faites glisser la carte, ou utilisez les flèches du clavier sur ces boutons, pour la déplacer.',
   },
   skill: {
     title: 'Bilan des prévisions',

@@ -503,6 +503,153 @@ describe.skipIf(skipReason !== '')(
       await page.close();
     });
 
+    const viewBox = async (page: Page) =>
+      ((await page.locator('#map').getAttribute('viewBox')) ?? '').split(' ').map(Number);
+    type Box = { left: number; top: number; right: number; bottom: number; width: number; height: number };
+
+    it('the map zooms by button, keyboard, drag and region; names markers where there is room; keeps them 24 px and tappable', async () => {
+      const page = await open('/map/', '#map a[data-port-id] circle.hit', PHONE);
+      expect(await viewBox(page)).toEqual([0, 0, 800, 440]);
+      expect(await page.locator('#labels text').count()).toBe(0);
+      // A zoom step halves the view's width around its centre; the keyboard steps back.
+      await page.locator('#zoom [data-zoom="in"]').click();
+      await poll(async () => (await viewBox(page))[2]).toBe(400);
+      expect(await viewBox(page)).toEqual([200, 110, 400, 220]);
+      await page.locator('#zoom [data-zoom="in"]').focus();
+      await page.keyboard.press('ArrowRight');
+      await poll(async () => (await viewBox(page))[0]).toBeGreaterThan(200);
+      await page.keyboard.press('-');
+      await poll(() => viewBox(page)).toEqual([0, 0, 800, 440]);
+      // A region's button frames its crossings; a drag moves the view.
+      await page.getByRole('button', { name: 'San Diego–Tijuana' }).click();
+      await poll(async () => (await viewBox(page))[2]).toBeLessThan(100);
+      const region = await viewBox(page);
+      await poll(() => page.locator('#labels text').count()).toBeGreaterThan(0);
+      const svg = (await page.locator('#map').boundingBox()) as { x: number; y: number; width: number };
+      const labels = await page.locator('#labels text').evaluateAll((els) =>
+        els.map((e) => {
+          const r = e.getBoundingClientRect();
+          const id = e.getAttribute('data-port-id');
+          const listed = document.querySelector(`#map-list li[data-port-id="${id}"] a`)?.textContent;
+          return { id, text: e.textContent, listed, box: r.toJSON() as Box };
+        }),
+      );
+      const names = labels.map((l) => l.text);
+      expect(names).toContain('San Ysidro');
+      for (const l of labels) {
+        expect(l.text, 'a label is the name the list gives').toBe(l.listed);
+        expect(l.box.height, `${l.text} is 12 px or more`).toBeGreaterThanOrEqual(12);
+        expect(l.box.left).toBeGreaterThanOrEqual(svg.x - 1);
+        expect(l.box.right).toBeLessThanOrEqual(svg.x + svg.width + 1);
+      }
+      for (const [i, a] of labels.entries())
+        for (const b of labels.slice(i + 1)) {
+          const apart =
+            a.box.right <= b.box.left + 1 ||
+            b.box.right <= a.box.left + 1 ||
+            a.box.bottom <= b.box.top + 1 ||
+            b.box.bottom <= a.box.top + 1;
+          expect(apart, `"${a.text}" and "${b.text}" overlap`).toBe(true);
+        }
+      // Markers keep their touch size at this zoom, and a tap opens the note.
+      const sizes = await page
+        .locator('#map a[data-port-id]')
+        .evaluateAll((els) =>
+          els.map((e) => e.getBoundingClientRect()).map((r) => Math.min(r.width, r.height)),
+        );
+      expect(Math.min(...sizes)).toBeGreaterThanOrEqual(24);
+      await page.locator(`#map a[data-port-id="${SAN_YSIDRO}"] circle.m`).tap();
+      await poll(() => page.locator('#map-pop').isVisible()).toBe(true);
+      expect(await page.locator('#map-pop strong').textContent()).toBe(
+        await page.locator(`#map-list li[data-port-id="${SAN_YSIDRO}"] a`).textContent(),
+      );
+      const box = (await page.locator('#map').boundingBox()) as {
+        x: number;
+        y: number;
+        width: number;
+        height: number;
+      };
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width / 2 - 60, box.y + box.height / 2, { steps: 6 });
+      await page.mouse.up();
+      await poll(async () => (await viewBox(page))[0]).toBeGreaterThan(region[0] as number);
+      expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: join(SHOTS, 'phone-map-zoomed.png') });
+      await page.close();
+      // French labels are the French list's names (CBSA's French office names among them).
+      const fr = await open('/fr/map/', '#map a[data-port-id] circle.hit', PHONE);
+      await fr.getByRole('button', { name: 'Cascadia (Washington–Colombie-Britannique)' }).click();
+      await poll(() => fr.locator('#labels text').count()).toBeGreaterThan(0);
+      const pairs = await fr
+        .locator('#labels text')
+        .evaluateAll((els) =>
+          els.map((e) => [
+            e.textContent,
+            document.querySelector(`#map-list li[data-port-id="${e.getAttribute('data-port-id')}"] a`)
+              ?.textContent,
+          ]),
+        );
+      for (const [text, listed] of pairs) expect(text).toBe(listed);
+      await fr.close();
+    });
+
+    it('at 200% zoom on a phone no page scrolls sideways, in any language, and the first wait and its age show whole', async () => {
+      // 390 x 844 at 200%: a 195 x 422 CSS viewport.
+      const ZOOMED = {
+        viewport: { width: 195, height: 422 },
+        deviceScaleFactor: 4,
+        isMobile: true,
+        hasTouch: true,
+      };
+      for (const lang of ['', '/es', '/fr']) {
+        // Each page, what it waits for, and what must show whole: the first wait (and its age).
+        const pages: [string, string, string[]][] = [
+          [`${lang}/`, '#groups dd.wait', ['#groups li[data-port-id] dd.wait']],
+          ...['san-ysidro', 'blaine-peace-arch', 'detroit-ambassador-bridge'].map(
+            (slug): [string, string, string[]] => [
+              `${lang}/ports/${slug}/`,
+              '#lanes tbody tr',
+              ['#lanes tbody tr:first-child td.wait', '#lanes tbody tr:first-child td:nth-child(6)'],
+            ],
+          ),
+          [`${lang}/map/`, '#map a[data-port-id]', []],
+          [
+            `${lang}/plan/san-diego-tijuana/`,
+            '#plan li[data-port-id] .plan-hours li',
+            ['#plan li[data-port-id] .plan-hours li'],
+          ],
+        ];
+        for (const [path, ready, whole] of pages) {
+          const page = await open(path, ready, ZOOMED);
+          // The message names what sticks out, to say which rule to fix.
+          const wide = await page.evaluate(
+            (width) =>
+              [...document.querySelectorAll('body *')]
+                .filter((e) => e.getBoundingClientRect().right > width + 0.5)
+                .slice(0, 5)
+                .map(
+                  (e) =>
+                    `${e.tagName.toLowerCase()}#${e.id}.${[...e.classList].join('.')} ${Math.round(e.getBoundingClientRect().right)}px`,
+                ),
+            195,
+          );
+          expect(await pageWidth(page), `${path}: ${wide.join(', ')}`).toBeLessThanOrEqual(195);
+          for (const selector of whole) {
+            const wait = page.locator(selector).first();
+            await wait.scrollIntoViewIfNeeded();
+            expect(await wait.isVisible(), `${path} ${selector}`).toBe(true);
+            expect((await wait.textContent())?.trim(), `${path} ${selector}`).not.toBe('');
+            const box = (await wait.boundingBox()) as { x: number; width: number };
+            expect(box.x, `${path} ${selector}`).toBeGreaterThanOrEqual(0);
+            expect(box.x + box.width, `${path} ${selector}`).toBeLessThanOrEqual(195);
+          }
+          await page.screenshot({ path: join(SHOTS, `zoom200${path.replaceAll('/', '-')}.png`) });
+          await page.close();
+        }
+      }
+    });
+
     const LANG_PAGES = (lang: string) => [
       [`${lang}/`, '#groups dd.wait'],
       [`${lang}/ports/san-ysidro/`, '#lanes tbody tr'],
@@ -626,9 +773,9 @@ describe.skipIf(skipReason !== '')(
       expect([...markers].sort()).toEqual(located.map((p) => p.id).sort());
       // Each marker sits inside the drawing, and the colours follow the current waits.
       const centres = await page
-        .locator('#map circle.hit')
-        .evaluateAll((circles) =>
-          circles.map((c) => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]),
+        .locator('#map a[data-port-id]')
+        .evaluateAll((links) =>
+          links.map((a) => (a.getAttribute('transform')?.match(/-?[\d.]+/g) ?? []).slice(0, 2).map(Number)),
         );
       expect(centres.length).toBe(located.length);
       expect(centres.every(([cx = -1, cy = -1]) => cx >= 0 && cx <= 800 && cy >= 0 && cy <= 440)).toBe(true);
@@ -642,9 +789,7 @@ describe.skipIf(skipReason !== '')(
       const minutes = passengerStandard(sy, 'into-us')?.delayMinutes;
       const colour = minutes == null ? 'wx' : minutes < 15 ? 'w0' : minutes < 45 ? 'w1' : 'w2';
       await poll(() =>
-        page
-          .locator(`#map a[data-port-id="${SAN_YSIDRO}"] .m[data-direction="into-us"]`)
-          .getAttribute('class'),
+        page.locator(`#map a[data-port-id="${SAN_YSIDRO}"] circle.m`).getAttribute('class'),
       ).toBe(`m ${colour}`);
       // The same choices as a list, for keyboard and screen-reader users.
       expect(await page.locator('#map-list li a').count()).toBe(catalogue.filter((p) => p.catalogued).length);
@@ -790,6 +935,14 @@ describe.skipIf(skipReason !== '')(
       page = await open('/fr/ports/buffalo-niagara-falls-peace-bridge/', '#lanes tbody tr');
       expect(await page.locator('#office').textContent()).toBe('Bureau de l’ASFC\u202f: Pont Peace');
       await check(page, '/fr/ports/buffalo-niagara-falls-peace-bridge/', 'port-fr');
+      await page.close();
+      // On a phone the lanes-open count carries its label, with the French colon.
+      page = await open('/fr/ports/buffalo-niagara-falls-peace-bridge/', '#lanes tbody tr', PHONE);
+      expect(
+        await page
+          .locator('#lanes tbody tr:first-child td:nth-child(5)')
+          .evaluate((td) => getComputedStyle(td, '::before').content),
+      ).toBe('"Voies ouvertes\u202f: "');
       await page.close();
       for (const [path, ready] of [
         ['/fr/map/', '#map a[data-port-id]'],

@@ -16,7 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUNTER_PREFIXES } from '../../functions/contract.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../functions/core/problems.ts';
 import { DOCUMENT_KEYS, DOCUMENTS_PREFIX } from '../../functions/core/views/view-paths.ts';
-import { EXPORTS_PREFIX, LIMITS } from '../../infra/manifest.ts';
+import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
+import { MCP_RESPONSE_HEADERS } from '../../functions/mcp/response-headers.ts';
+import { EXPORTS_PREFIX, isHttpRoutePath, LIMITS } from '../../infra/manifest.ts';
 import {
   behaviourKindOf,
   CLOUDFRONT_CSP_MAX_LENGTH,
@@ -132,8 +134,35 @@ describe('security headers on every CloudFront behaviour', () => {
         csp.startsWith(kind === 'site' ? "default-src 'self'" : "default-src 'none'"),
         behaviour.PathPattern,
       ).toBe(true);
-      // The APIs set CORS and Link themselves; the CDN adds them to what it serves from S3.
-      expect(policyOf(behaviour).CorsConfig === undefined, behaviour.PathPattern).toBe(kind === 'api');
+      // The REST API sets CORS and Link itself, gateway responses included; the CDN adds them to
+      // what it serves from S3, and to the HTTP API's answers that lack them (below).
+      expect(policyOf(behaviour).CorsConfig === undefined, behaviour.PathPattern).toBe(
+        kind === 'api' && !isHttpRoutePath(pathOf(behaviour.PathPattern)),
+      );
+    }
+  });
+
+  it("the HTTP API's behaviours add the mcp function's CORS and Link, never over the function's own", () => {
+    const httpApi = behaviours.filter((b) => isHttpRoutePath(pathOf(b.PathPattern)));
+    expect(httpApi.map((b) => b.PathPattern).sort()).toEqual(
+      ['/.well-known/oauth-protected-resource*', '/mcp'].sort(),
+    );
+    for (const behaviour of httpApi) {
+      const policy = policyOf(behaviour);
+      // The origin authorizer's 401/403, a throttle's 429 or a 413 come from the HTTP API itself,
+      // which has no gateway responses: these are what gives them CORS and the author link.
+      expect(policy.CorsConfig, behaviour.PathPattern).toMatchObject({
+        AccessControlAllowOrigins: { Items: ['*'] },
+        AccessControlAllowCredentials: false,
+        AccessControlAllowMethods: { Items: expect.arrayContaining(['POST', 'OPTIONS']) },
+        AccessControlExposeHeaders: {
+          Items: (MCP_RESPONSE_HEADERS['access-control-expose-headers'] ?? '').split(', '),
+        },
+        OriginOverride: false,
+      });
+      expect(policy.CustomHeadersConfig.Items).toEqual([
+        { Header: 'link', Value: MCP_RESPONSE_HEADERS.link, Override: false },
+      ]);
     }
   });
 
@@ -236,18 +265,20 @@ describe('least privilege', () => {
       JSON.stringify(st.Resource).includes(`"${logicalId(stack.tables.limits)}"`),
     );
 
-  it('the mcp function reads only the views and its exports of the data bucket, and lists nothing', () => {
-    for (const key of [DOCUMENT_KEYS.current(true), DOCUMENT_KEYS.forecastSkill, DOCUMENT_KEYS.averages('x')])
-      expect(key.startsWith(DOCUMENTS_PREFIX)).toBe(true);
+  it('the mcp function reads only its exports of the data bucket (s3:GetObject on exports/*), and lists nothing', () => {
     const reads = s3Statements('mcp').filter((st) =>
       [st.Action].flat().some((a: string) => /^s3:(Get|List)/.test(a)),
     );
     expect(reads).toHaveLength(1);
     expect(reads[0]?.Action).toBe('s3:GetObject');
-    const resources = JSON.stringify(reads[0]?.Resource);
-    expect(resources).toContain(`/${DOCUMENTS_PREFIX}*`);
-    expect(resources).toContain(`/${EXPORTS_PREFIX}*`);
-    expect(resources).not.toMatch(/"\/\*"/);
+    // One resource: the bucket's exports/*. The views (v1/*) it reads from the CDN.
+    const resources = [reads[0]?.Resource].flat();
+    expect(resources).toHaveLength(1);
+    const resource = JSON.stringify(resources[0]);
+    expect(resource).toMatch(new RegExp(`"/${EXPORTS_PREFIX}\\*"\\]\\]\\}$`));
+    for (const key of [DOCUMENT_KEYS.current(true), DOCUMENT_KEYS.forecastSkill, DOCUMENT_KEYS.averages('x')])
+      expect(key.startsWith(DOCUMENTS_PREFIX)).toBe(true);
+    expect(JSON.stringify(statementsOf('mcp'))).not.toContain(`/${DOCUMENTS_PREFIX}`);
     const writes = s3Statements('mcp').filter((st) => st !== reads[0]);
     for (const st of writes) expect(JSON.stringify(st.Resource)).toContain(`/${EXPORTS_PREFIX}*`);
   });
@@ -292,7 +323,44 @@ describe('least privilege', () => {
       Limit: LIMITS.edgePerMinute,
       AggregateKeyType: 'IP',
       EvaluationWindowSec: 60,
+      ScopeDownStatement: expect.any(Object),
     });
+  });
+
+  it("the WAF rule leaves uncounted only requests carrying the origin secret CloudFront sends (the mcp function's view reads)", () => {
+    const acl = ofType('AWS::WAFv2::WebACL')[0]?.[1].Properties;
+    const match =
+      acl.Rules[0].Statement.RateBasedStatement.ScopeDownStatement.NotStatement.Statement.ByteMatchStatement;
+    expect(match).toMatchObject({
+      FieldToMatch: { SingleHeader: { Name: ORIGIN_VERIFY_HEADER } },
+      PositionalConstraint: 'EXACTLY',
+      TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+    });
+    // The very value of CloudFront's origin header: a dynamic reference to the secret, resolved by
+    // CloudFormation, never a literal in the template.
+    const config = ofType('AWS::CloudFront::Distribution')[0]?.[1].Properties.DistributionConfig;
+    const sent = (config.Origins as Json[])
+      .flatMap((o) => (o.OriginCustomHeaders ?? []) as Json[])
+      .find((h) => h.HeaderName === ORIGIN_VERIFY_HEADER)?.HeaderValue;
+    expect(sent).toBeDefined();
+    expect(match.SearchString).toEqual(sent);
+    expect(JSON.stringify(match.SearchString)).toContain('{{resolve:secretsmanager:');
+  });
+
+  it('the mcp function reads the views from its own distribution, with the origin secret it may read', () => {
+    const fn = ofType('AWS::Lambda::Function').find(
+      ([, r]) => r.Properties.Role?.['Fn::GetAtt']?.[0] === logicalId(stack.functions.mcp.role),
+    )?.[1];
+    const distribution = ofType('AWS::CloudFront::Distribution')[0]?.[0];
+    const secret = logicalId(stack.node.findAll().find((c) => c.node.id === 'OriginVerifySecret') as never);
+    expect(fn?.Properties.Environment.Variables).toMatchObject({
+      MCP_DOCUMENTS_URL: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distribution, 'DomainName'] }]] },
+      ORIGIN_VERIFY_SECRET: { Ref: secret },
+    });
+    const reads = statementsOf('mcp').filter(
+      (st) => JSON.stringify(st.Resource) === JSON.stringify({ Ref: secret }),
+    );
+    expect(reads.flatMap((st) => [st.Action].flat())).toContain('secretsmanager:GetSecretValue');
   });
 });
 

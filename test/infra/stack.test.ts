@@ -7,6 +7,7 @@ import { METRIC_NAMES, METRICS_NAMESPACE } from '../../functions/core/metrics.ts
 import { VIEW_PATHS } from '../../functions/core/views/view-paths.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/http/origin-verify.ts';
 import {
+  API_STAGE,
   AUTHORIZER_RETRY_AFTER_SECONDS,
   EDGE_RESPONSE_HEADERS,
   EXPORTS_PREFIX,
@@ -518,6 +519,46 @@ describe('MCP over the HTTP API (WWW-Authenticate must survive)', () => {
     expect(actionsOn('api', alerts)).toEqual([]);
   });
 
+  it('has no reference cycle (the mcp function names the distribution, which fronts its HTTP API)', () => {
+    const refsOf = (value: unknown, out: Set<string>): Set<string> => {
+      if (Array.isArray(value)) for (const item of value) refsOf(item, out);
+      else if (value && typeof value === 'object') {
+        const object = value as Record<string, unknown>;
+        if (typeof object.Ref === 'string') out.add(object.Ref);
+        const getAtt = object['Fn::GetAtt'];
+        if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') out.add(getAtt[0]);
+        for (const item of Object.values(object)) refsOf(item, out);
+      }
+      return out;
+    };
+    const edges = new Map<string, string[]>();
+    for (const [id, resource] of Object.entries(resources)) {
+      const out = refsOf((resource as { Properties?: unknown }).Properties, new Set());
+      for (const d of [(resource as { DependsOn?: string | string[] }).DependsOn ?? []].flat()) out.add(d);
+      edges.set(
+        id,
+        [...out].filter((ref) => ref in resources),
+      );
+    }
+    const state = new Map<string, 'open' | 'done'>();
+    const cycleFrom = (id: string, path: string[]): string[] | null => {
+      if (state.get(id) === 'done') return null;
+      if (state.get(id) === 'open') return [...path.slice(path.indexOf(id)), id];
+      state.set(id, 'open');
+      for (const next of edges.get(id) ?? []) {
+        const cycle = cycleFrom(next, [...path, id]);
+        if (cycle) return cycle;
+      }
+      state.set(id, 'done');
+      return null;
+    };
+    for (const id of edges.keys()) expect(cycleFrom(id, [])).toBeNull();
+    const mcp = Object.values(resources).find(
+      (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === FUNCTIONS.mcp.description,
+    ) as { Properties: { Environment: { Variables: Json } } } | undefined;
+    expect(JSON.stringify(mcp?.Properties.Environment.Variables.MCP_DOCUMENTS_URL)).toContain('DomainName');
+  });
+
   it('exports expire from the data bucket after a day', () => {
     const data = resources[logicalId(stack.buckets.data)];
     expect(JSON.stringify(data?.Properties.LifecycleConfiguration)).toContain(`"Prefix":"${EXPORTS_PREFIX}"`);
@@ -655,6 +696,17 @@ describe('API Gateway', () => {
       });
     },
   );
+  it('gateway responses carry no `instance`: their templates only substitute variables, and `$context.path` has the stage', () => {
+    const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse'));
+    expect(responses.length).toBeGreaterThan(0);
+    for (const response of responses) {
+      const body = response.Properties.ResponseTemplates['application/json'] as string;
+      expect(body).not.toContain('"instance"');
+      // Simple substitution only (no Velocity): a method call would be printed, not run.
+      expect(body).not.toMatch(/\$context\.[\w.]+\(/);
+    }
+    template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: API_STAGE });
+  });
   it('stage: access logs, error logging, throttling', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
@@ -812,7 +864,13 @@ describe('only the CDN reaches the APIs, and it vouches for the viewer address',
     });
     expect(actionsOn('authorizer', secret)).toContain('secretsmanager:GetSecretValue');
     expect(actionsOn('origin-authorizer', secret)).toContain('secretsmanager:GetSecretValue');
-    for (const fn of ['api', 'mcp', 'ingest'] as const) expect(actionsOn(fn, secret)).toEqual([]);
+    // The mcp function reads it too, to send it with its view reads at the CDN (the WAF's rule
+    // leaves those uncounted); the api function and the ingest never.
+    expect(actionsOn('mcp', secret)).toEqual([
+      'secretsmanager:GetSecretValue',
+      'secretsmanager:DescribeSecret',
+    ]);
+    for (const fn of ['api', 'ingest'] as const) expect(actionsOn(fn, secret)).toEqual([]);
   });
 
   it('every HTTP API route runs the origin authorizer (identity source: the header, no caching)', () => {

@@ -9,7 +9,7 @@ import type {
   ForecastSkillBodySchema,
   LaneForecastSchema,
 } from '../views/api-schemas.ts';
-import { reasonCodes } from '../views/reason-codes.ts';
+import { reasonOf } from '../views/reason-codes.ts';
 import { DOCUMENT_KEYS } from '../views/view-paths.ts';
 import { type BuiltDocument, buildPortDocuments, CACHE_CONTROL } from '../views/views.ts';
 import { HORIZONS_MINUTES, type IssuedLane, type IssuedPort, type Method } from './forecast.ts';
@@ -67,14 +67,15 @@ function laneForecast(issue: IssuedPort, lane: IssuedLane, record: PortRecord): 
       published: figuresOf(series.champion, true),
     };
   });
-  let reason = lane.reason;
-  if (points.length > 0) {
-    const first = points[0] as ForecastPoint;
-    const why = championReason(record, key, first.horizonMinutes, first.method);
-    reason = [lane.reason, methods.length === 1 ? why : 'the champion differs by horizon (see each point)']
-      .filter(Boolean)
-      .join('; ');
-  }
+  const first = points[0];
+  const { reason, reasonCodes } = reasonOf([
+    ...lane.reasons,
+    first === undefined
+      ? null
+      : methods.length === 1
+        ? championReason(record, key, first.horizonMinutes, first.method)
+        : { code: 'champion-differs', text: 'the champion differs by horizon (see each point)' },
+  ]);
   return {
     direction: lane.direction,
     mode: lane.mode,
@@ -83,7 +84,7 @@ function laneForecast(issue: IssuedPort, lane: IssuedLane, record: PortRecord): 
     reading: lane.reading,
     method: methods.length === 0 ? null : methods.length === 1 ? (methods[0] as Method) : 'mixed',
     reason,
-    reasonCodes: reasonCodes(reason),
+    reasonCodes,
     // Only where a published model point started from CBP's typical wait.
     ...(lane.base && points.some((p) => p.method === 'model') ? { base: lane.base } : {}),
     points,

@@ -32,6 +32,7 @@ import {
   type Mode,
 } from '../model.ts';
 import { utcToZoned } from '../time.ts';
+import type { ReasonPart } from '../views/reason-codes.ts';
 import { publicHolidayOn } from './holidays.ts';
 
 /** Lead times of the published points, minutes. */
@@ -417,8 +418,8 @@ export interface IssuedLane {
   lane: Lane;
   /** The reading forecast from, with its own time. */
   reading: { delayMinutes: number; observedAt: string } | null;
-  /** Why the lane (or some of its points) has no model forecast, or what the model started from; null when neither needs saying. */
-  reason: string | null;
+  /** Why the lane (or some of its points) has no model forecast, or what the model started from; empty when neither needs saying. */
+  reasons: ReasonPart[];
   /**
    * What the model started from where it is not our own profile alone: CBP's typical wait
    * (`cbp-typical`) or its blend with our profile by sample count (`blend`); absent otherwise.
@@ -531,9 +532,17 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       lanes.push({
         ...laneInput.lane,
         reading: null,
-        reason: latest
-          ? 'the lane reports no wait now (closed or not reported): nothing to forecast from'
-          : 'no reading with a wait in the last 3 hours: nothing to forecast from',
+        reasons: [
+          latest
+            ? {
+                code: 'no-wait-now',
+                text: 'the lane reports no wait now (closed or not reported): nothing to forecast from',
+              }
+            : {
+                code: 'no-recent-reading',
+                text: 'no reading with a wait in the last 3 hours: nothing to forecast from',
+              },
+        ],
         points: [],
       });
       continue;
@@ -681,22 +690,32 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       if (readAsHoliday && target.holiday && model !== null) point.holiday = target.holiday;
       return point;
     });
-    const thin =
+    const thin: ReasonPart | null =
       missingProfile === 0
         ? null
         : missingProfile === targets.length
-          ? `not enough history: the hour-of-week profile has fewer than ${PROFILE_MIN_SAMPLES} samples for the coming hours (about two weeks of readings are needed)${prior ? ' and CBP publishes no typical wait for them' : " and no typical wait of CBP's is known for this lane (port-typical-waits)"}, so no model forecast is published`
-          : `not enough history for ${missingProfile} of ${targets.length} points: their hours have fewer than ${PROFILE_MIN_SAMPLES} samples in the hour-of-week profile`;
-    const started =
+          ? {
+              code: 'not-enough-history',
+              text: `not enough history: the hour-of-week profile has fewer than ${PROFILE_MIN_SAMPLES} samples for the coming hours (about two weeks of readings are needed)${prior ? ' and CBP publishes no typical wait for them' : " and no typical wait of CBP's is known for this lane (port-typical-waits)"}, so no model forecast is published`,
+            }
+          : {
+              code: 'partial-history',
+              text: `not enough history for ${missingProfile} of ${targets.length} points: their hours have fewer than ${PROFILE_MIN_SAMPLES} samples in the hour-of-week profile`,
+            };
+    const started: ReasonPart | null =
       fromPrior + blendedPoints === 0
         ? null
-        : fromPrior === targets.length - missingProfile
-          ? `the model starts from CBP's typical wait (port-typical-waits): our own history has fewer than ${PROFILE_MIN_SAMPLES} samples for these hours`
-          : `the model blends CBP's typical wait with our own hour-of-week profile, weighted by sample count (CBP counts as ${PRIOR_WEIGHT_SAMPLES} samples) for ${fromPrior + blendedPoints} of ${targets.length} points${fromPrior > 0 ? `, ${fromPrior} of them from CBP's alone` : ''}`;
+        : {
+            code: 'cbp-typical',
+            text:
+              fromPrior === targets.length - missingProfile
+                ? `the model starts from CBP's typical wait (port-typical-waits): our own history has fewer than ${PROFILE_MIN_SAMPLES} samples for these hours`
+                : `the model blends CBP's typical wait with our own hour-of-week profile, weighted by sample count (CBP counts as ${PRIOR_WEIGHT_SAMPLES} samples) for ${fromPrior + blendedPoints} of ${targets.length} points${fromPrior > 0 ? `, ${fromPrior} of them from CBP's alone` : ''}`,
+          };
     lanes.push({
       ...laneInput.lane,
       reading: { delayMinutes: latest.delayMinutes, observedAt: new Date(latest.atMs).toISOString() },
-      reason: [started, thin].filter((part) => part !== null).join('; ') || null,
+      reasons: [started, thin].filter((part) => part !== null),
       ...(fromPrior + blendedPoints > 0
         ? { base: fromPrior > 0 && blendedPoints === 0 ? 'cbp-typical' : 'blend' }
         : {}),

@@ -9,6 +9,8 @@
  * of new totals guarded by the `through` that was read: a replay or a rerun after a crash folds
  * nothing twice. Rolling window: the last {@link RECORD_DAYS} dates.
  */
+
+import type { ReasonPart } from '../views/reason-codes.ts';
 import {
   type Centre,
   DEFAULT_RELATIVE_QUANTILES,
@@ -508,14 +510,31 @@ export function championOf(
 }
 
 /** Why a lane and horizon publishes the method it does. */
-export function championReason(record: PortRecord, lane: string, h: number, champion: Method | null): string {
+export function championReason(
+  record: PortRecord,
+  lane: string,
+  h: number,
+  champion: Method | null,
+): ReasonPart {
   const n = record[lane]?.[String(h)]?.model?.n ?? 0;
-  if (champion === null) return 'no model forecast for this point (not enough history)';
-  if (n === 0) return `no track record yet at +${h} min: the model is published until forecasts are scored`;
-  if (n < MIN_N) {
-    return `no champion yet: the track record has ${n} scored forecasts at +${h} min, below the minimum of ${MIN_N}, so the model is published`;
+  if (champion === null)
+    return { code: 'not-enough-history', text: 'no model forecast for this point (not enough history)' };
+  if (n === 0) {
+    return {
+      code: 'no-champion-yet',
+      text: `no track record yet at +${h} min: the model is published until forecasts are scored`,
+    };
   }
-  return `lowest mean absolute error over the last ${RECORD_DAYS} days (n=${n})`;
+  if (n < MIN_N) {
+    return {
+      code: 'no-champion-yet',
+      text: `no champion yet: the track record has ${n} scored forecasts at +${h} min, below the minimum of ${MIN_N}, so the model is published`,
+    };
+  }
+  return {
+    code: 'champion-lowest-error',
+    text: `lowest mean absolute error over the last ${RECORD_DAYS} days (n=${n})`,
+  };
 }
 
 /**

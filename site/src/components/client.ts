@@ -192,7 +192,8 @@ export function lanesRow(
     el('td', { class: 'num wait', 'data-status': lane.status }, waitText(t, lane)),
     el(
       'td',
-      { class: 'num', 'data-label': t.home.lanesOpen },
+      // The label with the language's colon ("Voies ouvertes : 2" in French), shown by CSS on a phone.
+      { class: 'num', 'data-label': `${t.home.lanesOpen}${t.travel.colon}` },
       lane.lanesOpen === null ? '—' : String(lane.lanesOpen),
     ),
     el('td', { class: 'num' }, ageText(t, lane.observedAt ?? lane.fetchedAt, nowMs)),

@@ -5,7 +5,6 @@
  * both baselines per horizon). The readers accept the skill as a list of horizons or as objects keyed
  * by horizon or by method, and ignore fields they do not know.
  */
-import { reasonCodes } from '../../../functions/core/views/reason-codes.ts';
 
 export interface ForecastPoint {
   at: string;
@@ -98,10 +97,10 @@ export function laneForecasts(doc: unknown): LaneForecast[] {
     issuedAt: str(l.issuedAt) ?? str(doc.issuedAt),
     method: str(l.method),
     reason: str(l.reason) ?? str(l.note) ?? str(l.message),
-    // Older documents carry only the English text: its codes are read from it the same way.
+    // A code the page does not know is said as `other`.
     reasonCodes: Array.isArray(l.reasonCodes)
       ? l.reasonCodes.filter((c): c is string => typeof c === 'string')
-      : reasonCodes(str(l.reason)),
+      : [],
     points: (Array.isArray(l.points) ? l.points : []).filter(isObject).flatMap((p) => {
       const at = str(p.at);
       const d = num(p.delayMinutes);

@@ -44,9 +44,7 @@ describe('problem catalogue', () => {
 
   it('renders gateway responses as parseable problem+json', () => {
     for (const [name, spec] of Object.entries(GATEWAY_RESPONSES)) {
-      const body = JSON.parse(
-        gatewayProblemBody(name as keyof typeof GATEWAY_RESPONSES, '"Unauthorized"', '"/prod/api/v1/ports"'),
-      );
+      const body = JSON.parse(gatewayProblemBody(name as keyof typeof GATEWAY_RESPONSES, '"Unauthorized"'));
       expect(body.type).toBe(problemType(spec.kind));
       expect(body.title).toBe(PROBLEMS[spec.kind].title);
       expect(body.status).toBe(spec.fixedStatus ? PROBLEMS[spec.kind].status : undefined);

@@ -157,7 +157,9 @@ describe('a lane with too little history', () => {
     const lane = result.lanes[0];
     expect(lane?.reading?.delayMinutes).toBe(30);
     expect(lane?.points.every((p) => p.model === null && p.champion === null)).toBe(true);
-    expect(lane?.reason).toMatch(/not enough history/);
+    expect(lane?.reasons).toEqual([
+      { code: 'not-enough-history', text: expect.stringMatching(/^not enough history/) },
+    ]);
     const body = portForecastBody('p', result, {});
     expect(body.lanes[0]?.points).toEqual([]);
     expect(body.lanes[0]?.method).toBeNull();
@@ -184,7 +186,20 @@ describe('a lane with too little history', () => {
       { atMs: issuedMs - 4 * 3_600_000, delayMinutes: 30 },
     ]);
     expect(result.lanes[0]?.points).toEqual([]);
-    expect(result.lanes[0]?.reason).toMatch(/no reading/);
+    expect(result.lanes[0]?.reasons).toEqual([
+      { code: 'no-recent-reading', text: expect.stringMatching(/^no reading with a wait/) },
+    ]);
+  });
+
+  it('says a lane whose latest reading has no wait has nothing to forecast from', () => {
+    const result = issue(issuedMs, profileFromAverages(encodedAverages()), [
+      { atMs: issuedMs - 30 * 60_000, delayMinutes: 30 },
+      { atMs: issuedMs - 60_000, delayMinutes: null },
+    ]);
+    expect(result.lanes[0]?.points).toEqual([]);
+    const body = portForecastBody('p', result, {});
+    expect(body.lanes[0]?.reasonCodes).toEqual(['no-wait-now']);
+    expect(body.lanes[0]?.reason).toMatch(/^the lane reports no wait now/);
   });
 });
 

@@ -78,7 +78,9 @@ describe('a prior profile (CBP typical waits) where the lane has little history'
     const point = lane?.points.find((p) => p.horizonMinutes === 120);
     expect(point?.model?.[0]).toBe(20);
     expect(point?.prior).toBe('typical');
-    expect(lane?.reason).toMatch(/starts from CBP's typical wait/);
+    expect(lane?.reasons).toEqual([
+      { code: 'cbp-typical', text: expect.stringMatching(/starts from CBP's typical wait/) },
+    ]);
   });
 
   it('blends toward the own profile as its samples accrue', () => {

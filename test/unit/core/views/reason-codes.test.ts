@@ -1,24 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { REASON_CODES, reasonCodes } from '../../../../functions/core/views/reason-codes.ts';
+import { REASON_CODES, reasonOf } from '../../../../functions/core/views/reason-codes.ts';
+import { LANGS, STRINGS } from '../../../../site/src/i18n.ts';
 
 describe('reason codes', () => {
   it.each([
-    ['no reading with a wait in the last 3 hours: nothing to forecast from', ['no-recent-reading']],
-    ['the lane reports no wait now (closed or not reported): nothing to forecast from', ['no-wait-now']],
-    [
-      'not enough history: the hour-of-week profile has fewer than 2 samples for the coming hours (about two weeks of readings are needed), so no model forecast is published',
-      ['not-enough-history'],
-    ],
-    [
-      'not enough history for 5 of 9 points: their hours have fewer than 2 samples in the hour-of-week profile; no champion yet: the track record has 3 scored forecasts at +15 min, below the minimum of 50, so the model is published',
-      ['partial-history', 'no-champion-yet'],
-    ],
-    ['lowest mean absolute error over the last 28 days (n=2400)', ['champion-lowest-error']],
-    ['the champion differs by horizon (see each point)', ['champion-differs']],
-    ['something new', ['other']],
-    [null, []],
-  ])('reads %j as %j', (reason, codes) => {
-    expect(reasonCodes(reason)).toEqual(codes);
-    for (const code of codes) expect(REASON_CODES).toContain(code);
+    { parts: [], reason: null, codes: [] },
+    { parts: [null, undefined], reason: null, codes: [] },
+    {
+      parts: [{ code: 'no-recent-reading', text: 'no reading with a wait in the last 3 hours' } as const],
+      reason: 'no reading with a wait in the last 3 hours',
+      codes: ['no-recent-reading'],
+    },
+    {
+      parts: [
+        { code: 'cbp-typical', text: 'starts from CBP' } as const,
+        null,
+        { code: 'partial-history', text: 'not enough history for 5 of 9 points' } as const,
+        { code: 'cbp-typical', text: 'again' } as const,
+      ],
+      reason: 'starts from CBP; not enough history for 5 of 9 points; again',
+      codes: ['cbp-typical', 'partial-history'],
+    },
+  ])('joins $codes', ({ parts, reason, codes }) => {
+    expect(reasonOf(parts)).toEqual({ reason, reasonCodes: codes });
+  });
+
+  it.each(LANGS)('every code has a %s sentence on the site', (lang) => {
+    const reasons = STRINGS[lang].travel.reasons as Record<string, string>;
+    for (const code of REASON_CODES) expect(reasons[code], `${lang} ${code}`).toMatch(/\S/);
   });
 });
