@@ -225,7 +225,10 @@ async function readPortInputs(
   return { pending, observations, window };
 }
 
-/** One port's part of a slot: score, issue (or read back), and the port's current record. */
+/**
+ * One port's part of a slot: score, issue (or read back), and the port's current record (its
+ * sums, for the documents: the error histograms are left out, see `mergeRecords`).
+ */
 export async function forecastPort(
   deps: Pick<ForecastDeps, 'forecasts' | 'observations' | 'rollups'> &
     Partial<Pick<ForecastDeps, 'documents'>>,
