@@ -258,6 +258,8 @@ const single: ErrorHistogram[] = [{}];
 export function quantilesOfAll(
   histograms: readonly ErrorHistogram[],
   minN = MIN_INTERVAL_N,
+  /** How many of `histograms` count (the first ones; default all): a buffer may be reused. */
+  count = histograms.length,
 ): [number, number, number] | null {
   // Hot path (every lane, horizon, method and band of every slot, and every hour of a backtest):
   // the counts are summed into one dense array by bin, so no sum is built as an object and
@@ -267,24 +269,25 @@ export function quantilesOfAll(
   let lo = DENSE_BINS;
   let hi = -1;
   let outside = false;
-  for (const histogram of histograms) {
+  for (let h = 0; h < count; h++) {
+    const histogram = histograms[h] as ErrorHistogram;
     for (const bin in histogram) {
-      const count = histogram[bin] ?? 0;
-      if (count <= 0) continue;
+      const n = histogram[bin] ?? 0;
+      if (n <= 0) continue;
       const i = Number(bin) - DENSE_FIRST_BIN;
       if (!(i >= 0 && i < DENSE_BINS && Number.isInteger(i))) {
         outside = true;
         continue;
       }
-      dense[i] = (dense[i] as number) + count;
+      dense[i] = (dense[i] as number) + n;
       if (i < lo) lo = i;
       if (i > hi) hi = i;
-      total += count;
+      total += n;
     }
   }
   if (outside || total < minN) {
     if (hi >= 0) dense.fill(0, lo, hi + 1);
-    return outside ? sortedQuantiles(histograms, minN) : null;
+    return outside ? sortedQuantiles(histograms.slice(0, count), minN) : null;
   }
   const low = Math.ceil(0.1 * total);
   const mid = Math.ceil(0.5 * total);
@@ -294,11 +297,11 @@ export function quantilesOfAll(
   let q50: number | null = null;
   let last = 0;
   for (let i = lo; i <= hi; i++) {
-    const count = dense[i] as number;
-    if (count === 0) continue;
+    const n = dense[i] as number;
+    if (n === 0) continue;
     dense[i] = 0;
     last = (i + DENSE_FIRST_BIN) * RELATIVE_BIN;
-    seen += count;
+    seen += n;
     if (q10 === null && seen >= low) q10 = last;
     if (q50 === null && seen >= mid) q50 = last;
     if (seen >= high) {

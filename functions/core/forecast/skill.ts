@@ -563,55 +563,38 @@ export function quantilerOf(
   records: PortRecord | readonly PortRecord[],
 ): (lane: string, h: number, method: Method, band?: number) => readonly [number, number, number] {
   const parts = (Array.isArray(records) ? records : [records]) as readonly PortRecord[];
-  /** A tally's histograms: those of every band, and those kept before bands. */
-  const pushAll = (into: ErrorHistogram[], tally: Tally) => {
-    into.push(tally.hist);
-    if (tally.bands) for (const band of tally.bands) into.push(band);
-  };
-  // The port's lanes pooled, per horizon and method: one pass gathers every band's histograms
-  // (index 4: those kept before bands), and each band's quantiles are computed once, when first
-  // asked for.
-  const pooledCache = new Map<number, { histograms: ErrorHistogram[][]; quantiles: Quantiles[] }>();
+  // The port's lanes pooled, per horizon, method and band (null: every band), computed once.
+  const pooledCache = new Map<number, Quantiles>();
+  const pooledBuffer: ErrorHistogram[] = [];
   const pooled = (h: number, method: Method, band: number | null): Quantiles => {
-    const key = h * 8 + METHODS.indexOf(method);
-    let entry = pooledCache.get(key);
-    if (!entry) {
-      const histograms: ErrorHistogram[][] = [[], [], [], [], []];
-      const all = histograms[4] as ErrorHistogram[];
-      const hKey = String(h);
-      for (const record of parts) {
-        for (const lane in record) {
-          const tally = record[lane]?.[hKey]?.[method];
-          if (!tally) continue;
-          all.push(tally.hist);
-          const bands = tally.bands;
-          if (!bands) continue;
-          for (let b = 0; b < bands.length && b < 4; b++) {
-            const histogram = bands[b];
-            if (histogram) (histograms[b] as ErrorHistogram[]).push(histogram);
-          }
+    const key = (h * 8 + METHODS.indexOf(method)) * 8 + (band ?? 7);
+    const known = pooledCache.get(key);
+    if (known !== undefined) return known;
+    const hKey = String(h);
+    let count = 0;
+    for (const record of parts) {
+      for (const lane in record) {
+        const tally = record[lane]?.[hKey]?.[method];
+        if (!tally) continue;
+        if (band !== null) {
+          const histogram = tally.bands?.[band];
+          if (histogram) pooledBuffer[count++] = histogram;
+          continue;
         }
+        pooledBuffer[count++] = tally.hist;
+        if (tally.bands) for (const histogram of tally.bands) pooledBuffer[count++] = histogram;
       }
-      entry = { histograms, quantiles: [] };
-      pooledCache.set(key, entry);
     }
-    const index = band === null ? 4 : band;
-    let out = entry.quantiles[index];
-    if (out === undefined) {
-      const { histograms } = entry;
-      // Every band: the bins kept before bands (index 4), and each band's.
-      const of = band === null ? histograms.flat() : (histograms[index] ?? []);
-      out = quantilesOfAll(of);
-      entry.quantiles[index] = out;
-    }
+    const out = quantilesOfAll(pooledBuffer, MIN_INTERVAL_N, count);
+    pooledCache.set(key, out);
     return out;
   };
   // The parts' series of the lane and horizon last asked for (the forecaster asks for its three
   // methods in a row).
   let lastLane: string | null = null;
   let lastH = -1;
-  const series: (Partial<Record<Series, Tally>> | undefined)[] = [];
-  const own: Tally[] = [];
+  const series: (Partial<Record<Series, Tally>> | undefined)[] = new Array(parts.length);
+  // Buffers reused by every call (the first `count` entries count), so a call allocates nothing.
   const histograms: ErrorHistogram[] = [];
   return (lane, h, method, band) => {
     if (lane !== lastLane || h !== lastH) {
@@ -620,26 +603,30 @@ export function quantilerOf(
       lastLane = lane;
       lastH = h;
     }
-    own.length = 0;
-    for (let i = 0; i < parts.length; i++) {
-      const tally = series[i]?.[method];
-      if (tally) own.push(tally);
-    }
+    let count = 0;
     if (band !== undefined) {
-      histograms.length = 0;
-      for (const tally of own) {
-        const histogram = tally.bands?.[band];
-        if (histogram) histograms.push(histogram);
+      for (let i = 0; i < parts.length; i++) {
+        const histogram = series[i]?.[method]?.bands?.[band];
+        if (histogram) histograms[count++] = histogram;
       }
-      const mine = quantilesOfAll(histograms);
+      const mine = quantilesOfAll(histograms, MIN_INTERVAL_N, count);
       if (mine) return mine;
       // A band beyond the four kept has no pooled histograms either.
       const port = band < 4 ? pooled(h, method, band) : null;
       if (port) return port;
     }
-    histograms.length = 0;
-    for (const tally of own) pushAll(histograms, tally);
-    return quantilesOfAll(histograms) ?? pooled(h, method, null) ?? DEFAULT_RELATIVE_QUANTILES;
+    count = 0;
+    for (let i = 0; i < parts.length; i++) {
+      const tally = series[i]?.[method];
+      if (!tally) continue;
+      histograms[count++] = tally.hist;
+      if (tally.bands) for (const histogram of tally.bands) histograms[count++] = histogram;
+    }
+    return (
+      quantilesOfAll(histograms, MIN_INTERVAL_N, count) ??
+      pooled(h, method, null) ??
+      DEFAULT_RELATIVE_QUANTILES
+    );
   };
 }
 
