@@ -143,7 +143,7 @@ function cycle(ports: readonly PortInput[]) {
     const targets = dueTargets(SLOT, new Map([[new Date(SLOT).toISOString().slice(0, 10), null]])).slice(-1);
     const scored = scoreTargets(targets, port.pending, port.readings);
     const parts = [port.window, ...port.days, ...scored.values()];
-    const merged = mergeRecords(parts, { histograms: false });
+    const merged = mergeRecords(parts, { slot: true });
     const issued = issue(port, SLOT, merged, parts);
     lanes += issued.lanes.length;
     bodies.push(JSON.stringify(portForecastBody(port.id, issued, merged)));

@@ -226,8 +226,8 @@ async function readPortInputs(
 }
 
 /**
- * One port's part of a slot: score, issue (or read back), and the port's current record (its
- * sums, for the documents: the error histograms are left out, see `mergeRecords`).
+ * One port's part of a slot: score, issue (or read back), and the port's current record (what
+ * the documents read: `mergeRecords` with `slot`, so no error histograms).
  */
 export async function forecastPort(
   deps: Pick<ForecastDeps, 'forecasts' | 'observations' | 'rollups'> &
@@ -278,7 +278,7 @@ export async function forecastPort(
   // The sums the slot reads (champions, weights, figures) merged; the intervals' histograms are
   // summed from the parts only where asked for.
   const parts = [window.lanes, ...[...byDate.values()].map((day) => day.lanes)];
-  const record = mergeRecords(parts, { histograms: false });
+  const record = mergeRecords(parts, { slot: true });
 
   // 2. The slot's issue: the stored one, else issued now from what was known at the slot's start.
   let issue = pending.find((p) => p.issuedAt === slot);

@@ -124,13 +124,15 @@ function addSums(
   into[field] = sums;
 }
 
-function addTally(into: Tally, from: Tally, sign: number, histograms = true): void {
+function addTally(into: Tally, from: Tally, sign: number, histograms = true, levels = true): void {
   into.abs += sign * from.abs;
   into.err += sign * from.err;
   into.cov += sign * from.cov;
   into.n += sign * from.n;
-  addSums(into, 'lvn', from.lvn, sign);
-  addSums(into, 'lvc', from.lvc, sign);
+  if (levels) {
+    addSums(into, 'lvn', from.lvn, sign);
+    addSums(into, 'lvc', from.lvc, sign);
+  }
   addSums(into, 'reg', from.reg, sign);
   addSums(into, 'ctr', from.ctr, sign);
   addSums(into, 'cor', from.cor, sign);
@@ -169,10 +171,10 @@ function copyHistogram(from: ErrorHistogram): ErrorHistogram {
  * {@link emptyTally} with sign 1), without the sums of a merge: a merge starts by copying the
  * 26-day window, so this is most of its work.
  */
-function copyTally(from: Tally, histograms = true): Tally {
+function copyTally(from: Tally, histograms = true, levels = true): Tally {
   const out: Tally = { abs: 0 + from.abs, err: 0 + from.err, cov: 0 + from.cov, n: 0 + from.n, hist: {} };
-  if (from.lvn) out.lvn = copySums(from.lvn);
-  if (from.lvc) out.lvc = copySums(from.lvc);
+  if (from.lvn && levels) out.lvn = copySums(from.lvn);
+  if (from.lvc && levels) out.lvc = copySums(from.lvc);
   if (from.reg) out.reg = copySums(from.reg);
   if (from.ctr) out.ctr = copySums(from.ctr);
   if (from.cor) out.cor = copySums(from.cor);
@@ -187,8 +189,9 @@ function copyTally(from: Tally, histograms = true): Tally {
 }
 
 /**
- * Adds `from` into `into` (or takes it out, with `sign` -1). With `histograms` false, only the
- * sums are added (the tallies' `hist` stays empty and `bands` absent; see {@link mergeRecords}).
+ * Adds `from` into `into` (or takes it out, with `sign` -1). With `histograms` false, what
+ * {@link mergeRecords} keeps for a slot: no error histograms (`hist` stays empty, `bands`
+ * absent), and coverage by level (`lvn`, `lvc`) for the published series only.
  */
 export function addRecord(into: PortRecord, from: PortRecord, sign = 1, histograms = true): void {
   // Hot path (every slot merges the window): keyed loops, no entry arrays; a tally new to `into`
@@ -210,10 +213,12 @@ export function addRecord(into: PortRecord, from: PortRecord, sign = 1, histogra
       for (const name in series) {
         const tally = series[name as Series] as Tally;
         const existing = intoSeries[name as Series];
-        if (existing === undefined && sign === 1) intoSeries[name as Series] = copyTally(tally, histograms);
+        const levels = histograms || name === 'champion';
+        if (existing === undefined && sign === 1)
+          intoSeries[name as Series] = copyTally(tally, histograms, levels);
         else {
           const target = existing ?? child(intoSeries as Record<string, Tally>, name, emptyTally);
-          addTally(target, tally, sign, histograms);
+          addTally(target, tally, sign, histograms, levels);
         }
       }
     }
@@ -221,17 +226,15 @@ export function addRecord(into: PortRecord, from: PortRecord, sign = 1, histogra
 }
 
 /**
- * The sum of records (a new object). With `histograms: false`, the sums without the error
- * histograms: what the champion, the learned weights and the published figures read. A slot's
- * intervals then come from {@link quantilerOf} over the records themselves, which sums only the
- * histograms it is asked for (most of a merge's work is otherwise in the histograms, and a slot
- * reads about one band in five).
+ * The sum of records (a new object). With `slot: true`, only what a slot reads from it: every
+ * series' error sums and counts (the champion, the published figures), the model's learning sums
+ * (the weights and centre), and coverage by level of the published series only (the documents);
+ * no error histograms. A slot's intervals then come from {@link quantilerOf} over the records
+ * themselves, which sums only the histograms it is asked for (most of a merge's work is otherwise
+ * in the histograms, and a slot reads about one band in five).
  */
-export function mergeRecords(
-  records: readonly PortRecord[],
-  options: { histograms?: boolean } = {},
-): PortRecord {
-  const histograms = options.histograms ?? true;
+export function mergeRecords(records: readonly PortRecord[], options: { slot?: boolean } = {}): PortRecord {
+  const histograms = options.slot !== true;
   const out: PortRecord = {};
   for (const record of records) addRecord(out, record, 1, histograms);
   return out;
