@@ -37,15 +37,19 @@ export type HorizonSkill = LaneForecast['skill'][number];
 /** The body of one port's forecast document (`generatedAt` is added when it is published). */
 export type PortForecastBody = Omit<BodyOf<typeof ForecastBodySchema>, 'generatedAt'>;
 
-function laneForecast(issue: IssuedPort, lane: IssuedLane, record: PortRecord): LaneForecast {
+function laneForecast(
+  issue: IssuedPort,
+  lane: IssuedLane,
+  record: PortRecord,
+  atOf: (horizonMinutes: number) => string,
+): LaneForecast {
   const key = `${lane.direction}#${lane.mode}#${lane.lane}`;
-  const issuedMs = Date.parse(issue.issuedAt);
   const points: ForecastPoint[] = [];
   for (const point of lane.points) {
     const triple = point.champion ? point[point.champion] : null;
     if (!point.champion || !triple) continue;
     points.push({
-      at: new Date(issuedMs + point.horizonMinutes * 60_000).toISOString(),
+      at: atOf(point.horizonMinutes),
       horizonMinutes: point.horizonMinutes,
       delayMinutes: triple[0],
       low: triple[1],
@@ -98,13 +102,24 @@ export function portForecastBody(
   issue: IssuedPort | null,
   record: PortRecord,
 ): PortForecastBody {
+  // The target time of each horizon, the same for every lane of the issue.
+  const issuedMs = issue ? Date.parse(issue.issuedAt) : 0;
+  const ats = new Map<number, string>();
+  const atOf = (horizonMinutes: number): string => {
+    let at = ats.get(horizonMinutes);
+    if (at === undefined) {
+      at = new Date(issuedMs + horizonMinutes * 60_000).toISOString();
+      ats.set(horizonMinutes, at);
+    }
+    return at;
+  };
   return {
     portId,
     issuedAt: issue?.issuedAt ?? null,
     recordDays: RECORD_DAYS,
     minimumN: MIN_N,
     horizonsMinutes: [...HORIZONS_MINUTES],
-    lanes: issue ? issue.lanes.map((lane) => laneForecast(issue, lane, record)) : [],
+    lanes: issue ? issue.lanes.map((lane) => laneForecast(issue, lane, record, atOf)) : [],
   };
 }
 
@@ -131,6 +146,8 @@ function quantile(sorted: readonly number[], p: number): number | null {
 
 /** Median and p90 MAE per horizon over every lane of every port. */
 export function skillSummaryBody(issuedAt: string, records: readonly PortRecord[]): SkillSummaryBody {
+  // Every lane of every port, listed once (each horizon reads them all).
+  const lanes = records.flatMap((record) => Object.values(record));
   return {
     issuedAt,
     recordDays: RECORD_DAYS,
@@ -144,24 +161,23 @@ export function skillSummaryBody(issuedAt: string, records: readonly PortRecord[
       const ns = Object.fromEntries(SERIES.map((s) => [s, 0])) as Record<Series, number>;
       // The published forecasts' coverage by level, every lane pooled.
       const levels: Tally = { abs: 0, err: 0, cov: 0, n: 0, hist: {}, lvn: [0, 0, 0, 0], lvc: [0, 0, 0, 0] };
-      for (const record of records) {
-        for (const horizons of Object.values(record)) {
-          const series = horizons[String(h)];
-          if (!series?.model || series.model.n === 0) continue;
-          lanesScored++;
-          total += series.model.n;
-          const published = series.champion;
-          for (let i = 0; i < 4; i++) {
-            (levels.lvn as number[])[i] = ((levels.lvn as number[])[i] ?? 0) + (published?.lvn?.[i] ?? 0);
-            (levels.lvc as number[])[i] = ((levels.lvc as number[])[i] ?? 0) + (published?.lvc?.[i] ?? 0);
-          }
-          levels.n += published?.n ?? 0;
-          for (const name of SERIES) {
-            const tally = series[name];
-            if (!tally || tally.n < MIN_N) continue;
-            maes[name].push(tally.abs / tally.n / 10);
-            ns[name] += tally.n;
-          }
+      const hKey = String(h);
+      for (const horizons of lanes) {
+        const series = horizons[hKey];
+        if (!series?.model || series.model.n === 0) continue;
+        lanesScored++;
+        total += series.model.n;
+        const published = series.champion;
+        for (let i = 0; i < 4; i++) {
+          (levels.lvn as number[])[i] = ((levels.lvn as number[])[i] ?? 0) + (published?.lvn?.[i] ?? 0);
+          (levels.lvc as number[])[i] = ((levels.lvc as number[])[i] ?? 0) + (published?.lvc?.[i] ?? 0);
+        }
+        levels.n += published?.n ?? 0;
+        for (const name of SERIES) {
+          const tally = series[name];
+          if (!tally || tally.n < MIN_N) continue;
+          maes[name].push(tally.abs / tally.n / 10);
+          ns[name] += tally.n;
         }
       }
       for (const name of SERIES) {

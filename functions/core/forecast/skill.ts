@@ -679,7 +679,8 @@ function fitWeights(reg: readonly number[] | undefined, prior: readonly number[]
  */
 export function learnerOf(record: PortRecord): (lane: string, h: number) => LearnedHorizon {
   const pooledWeights = new Map<number, [number, number, number]>();
-  const cache = new Map<string, LearnedHorizon>();
+  // Per lane, by horizon.
+  const cache = new Map<string, Map<number, LearnedHorizon>>();
   let portCentre: Centre | null = null;
   const centreOf = (ctr: readonly number[] | undefined): Centre | null =>
     ctr && (ctr[2] ?? 0) >= MIN_N ? ((ctr[0] ?? 0) < (ctr[1] ?? 0) ? 'mean' : 'median') : null;
@@ -694,8 +695,12 @@ export function learnerOf(record: PortRecord): (lane: string, h: number) => Lear
     return portCentre;
   };
   return (lane, h) => {
-    const key = `${lane}|${h}`;
-    const hit = cache.get(key);
+    let byHorizon = cache.get(lane);
+    if (!byHorizon) {
+      byHorizon = new Map();
+      cache.set(lane, byHorizon);
+    }
+    const hit = byHorizon.get(h);
     if (hit) return hit;
     let pooled = pooledWeights.get(h);
     if (!pooled) {
@@ -715,7 +720,7 @@ export function learnerOf(record: PortRecord): (lane: string, h: number) => Lear
       // The median correction earns its place on the lane's record (it is left out before).
       corrected: !!cor && (cor[2] ?? 0) >= MIN_N && (cor[1] ?? 0) < (cor[0] ?? 0),
     };
-    cache.set(key, learned);
+    byHorizon.set(h, learned);
     return learned;
   };
 }
