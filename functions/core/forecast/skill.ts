@@ -17,6 +17,7 @@ import {
   defaultWeights,
   type ErrorHistogram,
   HORIZONS_MINUTES,
+  type IssuedLane,
   type IssuedPoint,
   type IssuedPort,
   type LaneReading,
@@ -359,6 +360,18 @@ export function issuesByTime(pending: readonly IssuedPort[]): Map<number, Issued
   return out;
 }
 
+const laneKeys = new WeakMap<IssuedLane, string>();
+
+/** An issued lane's key, made once per lane of a stored issue (a slot scores each at every horizon). */
+function keyOfLane(lane: IssuedLane): string {
+  let key = laneKeys.get(lane);
+  if (key === undefined) {
+    key = `${lane.direction}#${lane.mode}#${lane.lane}`;
+    laneKeys.set(lane, key);
+  }
+  return key;
+}
+
 /**
  * Scores the given targets: every pending forecast aimed at them that has a model point (so the
  * model, both baselines and the published champion are compared on the same targets) against the
@@ -388,7 +401,7 @@ export function scoreTargets(
       for (const lane of issue.lanes) {
         const point = pointAt(lane.points, h);
         if (!point?.model || !point.persistence || !point.profile) continue;
-        const key = `${lane.direction}#${lane.mode}#${lane.lane}`;
+        const key = keyOfLane(lane);
         let actual = actuals.get(key);
         if (actual === undefined) {
           actual = actualAt(readings.get(key) ?? [], target);
