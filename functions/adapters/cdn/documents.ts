@@ -7,8 +7,10 @@
  * A small in-memory cache per warm function honours each document's `Cache-Control` (`max-age`,
  * less the CDN's `Age`; `no-cache` and `no-store` keep nothing fresh) and revalidates a stale copy
  * with `If-None-Match` (a 304 costs no body). A missing document (the CDN's 404) is remembered the
- * same way. A read that fails (network, timeout, any other status) rejects, which the tools answer
- * as "the store is unavailable"; it is never remembered.
+ * same way. A read that fails (network, timeout, any other status) gives the stale copy while the
+ * document's `stale-if-error` allows (RFC 5861: the documents carry their own age, so a tool still
+ * says how old each reading is), else rejects, which the tools answer as "the store is
+ * unavailable"; a failure is never remembered.
  */
 import type { PublishedDocument } from '../../core/model.ts';
 import type { DocumentStore } from '../../core/stores.ts';
@@ -44,6 +46,8 @@ interface Entry {
   /** `undefined`: the CDN answered 404. */
   document: PublishedDocument | undefined;
   freshUntil: number;
+  /** Until when the copy may stand in for a read that fails (`stale-if-error`). */
+  staleUntil: number;
 }
 
 /** Milliseconds a response stays fresh from now: `max-age` less `Age` (RFC 9111 section 4.2). */
@@ -54,6 +58,12 @@ export function freshnessMs(cacheControl: string | null, age: string | null): nu
   if (!maxAge) return 0;
   const ageSeconds = Number(age ?? 0);
   return Math.max(0, Number(maxAge[1]) - (Number.isFinite(ageSeconds) ? ageSeconds : 0)) * 1000;
+}
+
+/** Milliseconds a stale response may still serve when revalidating it fails (`stale-if-error`, RFC 5861). */
+export function staleIfErrorMs(cacheControl: string | null): number {
+  const seconds = /(?:^|[,\s])stale-if-error=(\d+)/.exec((cacheControl ?? '').toLowerCase());
+  return seconds ? Number(seconds[1]) * 1000 : 0;
 }
 
 export function createCdnDocumentStore(options: CdnDocumentStoreOptions): DocumentStore {
@@ -98,15 +108,19 @@ export function createCdnDocumentStore(options: CdnDocumentStoreOptions): Docume
         `GET ${url} failed: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    const lifetime = () => freshnessMs(response.headers.get('cache-control'), response.headers.get('age'));
+    const cacheControl = response.headers.get('cache-control');
+    const entryFor = (document: PublishedDocument | undefined): Entry => {
+      const freshUntil = now() + freshnessMs(cacheControl, response.headers.get('age'));
+      return { document, freshUntil, staleUntil: freshUntil + (document ? staleIfErrorMs(cacheControl) : 0) };
+    };
     if (response.status === 304 && stale?.document) {
       await response.body?.cancel();
-      remember(key, { document: stale.document, freshUntil: now() + lifetime() });
+      remember(key, entryFor(stale.document));
       return stale.document;
     }
     if (response.status === 404) {
       await response.body?.cancel();
-      remember(key, { document: undefined, freshUntil: now() + lifetime() });
+      remember(key, entryFor(undefined));
       return undefined;
     }
     if (response.status !== 200) {
@@ -120,7 +134,7 @@ export function createCdnDocumentStore(options: CdnDocumentStoreOptions): Docume
       contentType: response.headers.get('content-type') ?? 'application/json',
       cacheControl: response.headers.get('cache-control') ?? 'no-cache',
     };
-    remember(key, { document, freshUntil: now() + lifetime() });
+    remember(key, entryFor(document));
     return document;
   }
 
@@ -130,7 +144,12 @@ export function createCdnDocumentStore(options: CdnDocumentStoreOptions): Docume
     // Concurrent reads of one document share one request.
     const pending = reading.get(key);
     if (pending) return pending;
-    const started = read(key, entry).finally(() => reading.delete(key));
+    const started = read(key, entry)
+      .catch((error: unknown) => {
+        if (entry?.document && now() < entry.staleUntil) return entry.document;
+        throw error;
+      })
+      .finally(() => reading.delete(key));
     reading.set(key, started);
     return started;
   }

@@ -153,6 +153,32 @@ describe('documents read from the CDN', () => {
     expect((await store.get('v1/ports.json'))?.body).toBe(BODY);
   });
 
+  it('serves the stale copy while stale-if-error allows when revalidating fails, then rejects', async () => {
+    let failing = false;
+    const server = await cdn((path, headers) =>
+      failing
+        ? { status: 503, body: 'down' }
+        : document({ 'cache-control': 'public, max-age=30, stale-if-error=600' })(path, headers),
+    );
+    let now = 0;
+    const store = createCdnDocumentStore({ origin: server.origin, now: () => now });
+    const first = await store.get('v1/ports.json');
+    failing = true;
+    now += 31_000; // stale, within stale-if-error
+    expect(await store.get('v1/ports.json')).toBe(first);
+    expect(server.requests).toHaveLength(2);
+    now += 600_000; // beyond it
+    await expect(store.get('v1/ports.json')).rejects.toThrow('answered 503');
+    // Without stale-if-error (HEADERS), a failed revalidation rejects at once.
+    failing = false;
+    const plain = await cdn((path, headers) => (failing ? { status: 500 } : document()(path, headers)));
+    const strict = createCdnDocumentStore({ origin: plain.origin, now: () => now });
+    await strict.get('v1/ports.json');
+    failing = true;
+    now += 31_000;
+    await expect(strict.get('v1/ports.json')).rejects.toThrow('answered 500');
+  });
+
   it('rejects a read the CDN does not answer in time, or an origin that refuses connections', async () => {
     const slow = await cdn(() => ({ status: 200, headers: HEADERS, body: BODY, delayMs: 2_000 }));
     const store = createCdnDocumentStore({ origin: slow.origin, timeoutMs: 100 });
