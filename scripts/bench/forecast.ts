@@ -7,6 +7,8 @@
  * 5-minute readings for the last 7 hours, a record built by issuing and scoring the 28 slots before
  * the measured one, copied over 28 days (a full window).
  */
+
+import { createHash } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
 import {
@@ -174,6 +176,11 @@ const rebuild = await timeRuns(
   3,
   1,
 );
+// What the slot published, hashed: a speed-up must leave it to the byte, and a cycle that changed
+// its inputs would publish something else the next time.
+const digest = (run: ReturnType<typeof cycle>) =>
+  createHash('sha256').update(run.bodies.join('\n')).update(run.summary).digest('hex').slice(0, 16);
+const again = cycle(ports);
 const sizes = sample.bodies.map((b) => Buffer.byteLength(b));
 const withLanes = ports.filter((p) => p.lanes.length > 0).length;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -194,6 +201,9 @@ console.log(
   `once a day: rebuilding every port's settled 26-day window: median ${median(rebuild).toFixed(0)} ms`,
 );
 console.log(`forecast-skill document: ${kb(Buffer.byteLength(sample.summary))}`);
+console.log(
+  `published documents and summary, sha256: ${digest(sample)} (first cycle), ${digest(again)} (after the timed runs)${digest(sample) === digest(again) ? '' : ': THE CYCLE CHANGED ITS INPUTS'}`,
+);
 console.log(
   `stored per port: one slot's forecasts median ${kb(median(pendingBytes))} (max ${kb(Math.max(...pendingBytes))}); one day's record (a full day of scores) median ${kb(median(dayBytes))} (max ${kb(Math.max(...dayBytes))}), DynamoDB's item limit is 400 KiB`,
 );

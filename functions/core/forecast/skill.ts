@@ -194,9 +194,19 @@ function copyTally(from: Tally, histograms = true, levels = true): Tally {
  * {@link mergeRecords} keeps for a slot: no error histograms (`hist` stays empty, `bands`
  * absent), and coverage by level (`lvn`, `lvc`) for the published series only.
  */
-export function addRecord(into: PortRecord, from: PortRecord, sign = 1, histograms = true): void {
+export function addRecord(
+  into: PortRecord,
+  from: PortRecord,
+  sign = 1,
+  histograms = true,
+  /**
+   * A slot's merge, whose result is only read: a tally new to `into` is `from`'s own object (no
+   * copy), recorded here, and copied only when a later part adds to it, so no part is changed.
+   */
+  shared?: Set<Tally>,
+): void {
   // Hot path (every slot merges the window): keyed loops, no entry arrays; a tally new to `into`
-  // is copied rather than summed into an empty one.
+  // is copied (or, in a slot's merge, shared) rather than summed into an empty one.
   for (const lane in from) {
     const horizons = from[lane] as Record<string, Partial<Record<Series, Tally>>>;
     let intoHorizons = into[lane];
@@ -215,10 +225,17 @@ export function addRecord(into: PortRecord, from: PortRecord, sign = 1, histogra
         const tally = series[name as Series] as Tally;
         const existing = intoSeries[name as Series];
         const levels = histograms || name === 'champion';
-        if (existing === undefined && sign === 1)
-          intoSeries[name as Series] = copyTally(tally, histograms, levels);
-        else {
-          const target = existing ?? child(intoSeries as Record<string, Tally>, name, emptyTally);
+        if (existing === undefined && sign === 1) {
+          if (shared) {
+            intoSeries[name as Series] = tally;
+            shared.add(tally);
+          } else intoSeries[name as Series] = copyTally(tally, histograms, levels);
+        } else {
+          let target = existing ?? child(intoSeries as Record<string, Tally>, name, emptyTally);
+          if (shared?.has(target)) {
+            target = copyTally(target, histograms, levels);
+            intoSeries[name as Series] = target;
+          }
           addTally(target, tally, sign, histograms, levels);
         }
       }
@@ -232,12 +249,15 @@ export function addRecord(into: PortRecord, from: PortRecord, sign = 1, histogra
  * (the weights and centre), and coverage by level of the published series only (the documents);
  * no error histograms. A slot's intervals then come from {@link quantilerOf} over the records
  * themselves, which sums only the histograms it is asked for (most of a merge's work is otherwise
- * in the histograms, and a slot reads about one band in five).
+ * in the histograms, and a slot reads about one band in five). A slot's merge is for reading only:
+ * a tally that one part alone holds is that part's own object, not a copy (it may then carry its
+ * histograms too); a tally two parts hold is a new sum, so no part is ever changed.
  */
 export function mergeRecords(records: readonly PortRecord[], options: { slot?: boolean } = {}): PortRecord {
-  const histograms = options.slot !== true;
+  const slot = options.slot === true;
+  const shared = slot ? new Set<Tally>() : undefined;
   const out: PortRecord = {};
-  for (const record of records) addRecord(out, record, 1, histograms);
+  for (const record of records) addRecord(out, record, 1, !slot, shared);
   return out;
 }
 
@@ -582,24 +602,37 @@ export function quantilerOf(
   // The port's lanes pooled, per horizon, method and band (null: every band), computed once.
   const pooledCache = new Map<number, Quantiles>();
   const pooledBuffer: ErrorHistogram[] = [];
+  // Every part's tallies of every lane for a horizon and method, gathered once for its five pools.
+  const talliesCache = new Map<number, Tally[]>();
+  const talliesOf = (h: number, method: Method): Tally[] => {
+    const key = h * 8 + METHODS.indexOf(method);
+    let tallies = talliesCache.get(key);
+    if (tallies === undefined) {
+      tallies = [];
+      const hKey = String(h);
+      for (const record of parts) {
+        for (const lane in record) {
+          const tally = record[lane]?.[hKey]?.[method];
+          if (tally) tallies.push(tally);
+        }
+      }
+      talliesCache.set(key, tallies);
+    }
+    return tallies;
+  };
   const pooled = (h: number, method: Method, band: number | null): Quantiles => {
     const key = (h * 8 + METHODS.indexOf(method)) * 8 + (band ?? 7);
     const known = pooledCache.get(key);
     if (known !== undefined) return known;
-    const hKey = String(h);
     let count = 0;
-    for (const record of parts) {
-      for (const lane in record) {
-        const tally = record[lane]?.[hKey]?.[method];
-        if (!tally) continue;
-        if (band !== null) {
-          const histogram = tally.bands?.[band];
-          if (histogram) pooledBuffer[count++] = histogram;
-          continue;
-        }
-        pooledBuffer[count++] = tally.hist;
-        if (tally.bands) for (const histogram of tally.bands) pooledBuffer[count++] = histogram;
+    for (const tally of talliesOf(h, method)) {
+      if (band !== null) {
+        const histogram = tally.bands?.[band];
+        if (histogram) pooledBuffer[count++] = histogram;
+        continue;
       }
+      pooledBuffer[count++] = tally.hist;
+      if (tally.bands) for (const histogram of tally.bands) pooledBuffer[count++] = histogram;
     }
     const out = quantilesOfAll(pooledBuffer, MIN_INTERVAL_N, count);
     pooledCache.set(key, out);

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { mergeRecords, type PortRecord, type Tally } from '../../../../functions/core/forecast/skill.ts';
+
+const tally = (n: number, extra: Partial<Tally> = {}): Tally => ({
+  abs: 10 * n,
+  err: -2 * n,
+  cov: n - 1,
+  n,
+  hist: {},
+  bands: [{ '0': n }, {}, { '-3': 1 }, {}],
+  lvn: [n, 0, 0, 0],
+  lvc: [n - 1, 0, 0, 0],
+  reg: [1, 2, 3, 4, 5, 6, 7, 8, 9, n],
+  ctr: [3, 4, n],
+  ...extra,
+});
+
+/** A window, a day and a scored slot: lanes and horizons in one part only, and in several. */
+const parts = (): PortRecord[] => [
+  {
+    'into-us#passenger#standard': {
+      '60': { model: tally(40), champion: tally(40) },
+      '120': { model: tally(30) },
+    },
+  },
+  {
+    'into-us#passenger#standard': { '60': { model: tally(3) } },
+    'into-us#passenger#ready': { '60': { model: tally(2) } },
+  },
+  { 'into-us#passenger#standard': { '60': { model: tally(1), persistence: tally(1) } } },
+];
+
+describe("a slot's merge of the record", () => {
+  it('gives the same sums as the full merge and changes none of its parts', () => {
+    const given = parts();
+    const before = structuredClone(given);
+    const slot = mergeRecords(given, { slot: true });
+    const full = mergeRecords(parts());
+    expect(given).toEqual(before);
+    for (const [lane, horizons] of Object.entries(full)) {
+      for (const [h, series] of Object.entries(horizons)) {
+        for (const [name, sums] of Object.entries(series)) {
+          const got = slot[lane]?.[h]?.[name as keyof typeof series] as Tally;
+          expect({
+            lane,
+            h,
+            name,
+            abs: got.abs,
+            err: got.err,
+            cov: got.cov,
+            n: got.n,
+            reg: got.reg,
+            ctr: got.ctr,
+          }).toEqual({
+            lane,
+            h,
+            name,
+            abs: sums?.abs,
+            err: sums?.err,
+            cov: sums?.cov,
+            n: sums?.n,
+            reg: sums?.reg,
+            ctr: sums?.ctr,
+          });
+        }
+      }
+    }
+    // The published series keeps its coverage by level.
+    expect(slot['into-us#passenger#standard']?.['60']?.champion?.lvn).toEqual([40, 0, 0, 0]);
+    // A tally summed from several parts is a new object, without histograms.
+    const summed = slot['into-us#passenger#standard']?.['60']?.model;
+    expect(summed?.n).toBe(44);
+    expect(summed?.bands).toBeUndefined();
+    // Merging again gives the same: nothing leaked into the parts.
+    expect(mergeRecords(given, { slot: true })).toEqual(slot);
+  });
+});
