@@ -309,6 +309,19 @@ try {
     subscriptions += 1;
     return subscription;
   };
+  // Push alerts watch lanes of automated ports read in the last 15 minutes: they publish every
+  // few minutes, so dips come during the soak whatever the hour (at night some ports are all
+  // "Update Pending").
+  const recentLanes = [...(await snapshot(service.url))].flatMap(([key, lane]) => {
+    const [portId = '', direction = '', mode = '', laneName = ''] = key.split(' ');
+    const fresh = lane.observedAt !== null && Date.now() - Date.parse(lane.observedAt) < 15 * 60_000;
+    return lane.status === 'open' && lane.source === 'cbp' && fresh
+      ? [{ portId, direction, mode, lane: laneName }]
+      : [];
+  });
+  console.log(
+    `soak: push alerts watch ${recentLanes.length || "San Ysidro's"} lanes${recentLanes.length ? ' read in the last 15 minutes' : ' (no lane was read in the last 15 minutes)'}`,
+  );
   const traffic = new Traffic(
     {
       url: service.url,
@@ -318,6 +331,7 @@ try {
       portIds,
       sitePaths: sitePaths(),
       pushSubscription,
+      pushLanes: recentLanes,
     },
     tally,
     { rate },

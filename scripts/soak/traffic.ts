@@ -31,6 +31,19 @@ export interface TrafficTarget {
    * gives); unset: no push traffic.
    */
   pushSubscription?: () => { endpoint: string; keys: { p256dh: string; auth: string } };
+  /**
+   * Lanes a push alert may watch: lanes with a recent reading, so new readings come during the
+   * soak (a lane "Update Pending" all night would never send one).
+   */
+  pushLanes?: readonly PushLane[];
+}
+
+/** A lane a push alert watches. */
+export interface PushLane {
+  portId: string;
+  direction: string;
+  mode: string;
+  lane: string;
 }
 
 /** Push alerts the traffic made and has not deleted yet (their delete tokens). */
@@ -39,14 +52,19 @@ interface HeldPushAlert {
   token: string;
 }
 
-/** San Ysidro's lanes a push alert may watch. */
-const PUSH_LANES = [
+/** San Ysidro's lanes, where no lane has a recent reading to choose from. */
+const SAN_YSIDRO_LANES: readonly PushLane[] = [
   ['passenger', 'standard'],
   ['passenger', 'sentri'],
   ['passenger', 'ready'],
   ['pedestrian', 'standard'],
   ['commercial', 'fast'],
-] as const;
+].map(([mode, lane]) => ({
+  portId: '250401',
+  direction: 'into-us',
+  mode: mode as string,
+  lane: lane as string,
+}));
 
 type Identity = 'anonymous' | 'pro' | 'business';
 
@@ -340,15 +358,15 @@ export class Traffic {
     }
     const subscription = this.#target.pushSubscription?.();
     if (!subscription) return Promise.resolve();
-    const [mode, lane] = pick(PUSH_LANES);
+    const watched = pick(this.#target.pushLanes?.length ? this.#target.pushLanes : SAN_YSIDRO_LANES);
     const refused = roll > 0.95;
     const body = {
       subscription: refused ? { ...subscription, endpoint: 'https://push.example.net/x' } : subscription,
       alert: {
-        port_id: '250401',
-        direction: 'into-us',
-        mode,
-        lane,
+        port_id: watched.portId,
+        direction: watched.direction,
+        mode: watched.mode,
+        lane: watched.lane,
         below_minutes: Math.random() < 0.8 ? 240 : between(5, 60),
         ...(Math.random() < 0.2 ? { quiet: { from: '22:00', to: '06:00' } } : {}),
       },

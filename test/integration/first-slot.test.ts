@@ -98,10 +98,16 @@ describe('the local runtime with its schedules on (as npm run demo)', () => {
       log: () => {},
     });
     try {
+      // Any of the three ports: at some hours of the night the simulator, like CBP, has a port's
+      // every lane "Update Pending" (San Ysidro around midnight Pacific), and such a lane has
+      // nothing to forecast from.
       let lanes: LaneForecast[] = [];
       while (Date.now() - started < 120_000) {
-        const response = await fetch(`${service.url}/api/v1/port-forecast?port_id=250401`);
-        lanes = response.ok ? ((await response.json()) as { lanes: LaneForecast[] }).lanes : [];
+        lanes = [];
+        for (const portId of ['250401', '300401', '090101']) {
+          const response = await fetch(`${service.url}/api/v1/port-forecast?port_id=${portId}`);
+          if (response.ok) lanes.push(...((await response.json()) as { lanes: LaneForecast[] }).lanes);
+        }
         if (lanes.some((lane) => lane.points.length > 0)) break;
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
