@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { BacktestResult } from '../../functions/core/forecast/backtest.ts';
 import { median } from './_stats.ts';
 
 const FILE = fileURLToPath(
@@ -75,19 +76,6 @@ function backtestOnce(): Run {
   };
 }
 
-interface Figures {
-  mae: number | null;
-  coverage: number | null;
-  coverageByLevel?: { level: string; coverage: number | null }[];
-}
-interface Row {
-  horizonMinutes: number;
-  champion: Figures;
-  model: Figures;
-  persistence: Figures;
-  profile: Figures;
-}
-
 const done: Run[] = [];
 for (let i = 0; i < runs; i++) {
   const run = backtestOnce();
@@ -96,12 +84,7 @@ for (let i = 0; i < runs; i++) {
     `run ${i + 1}: ${run.wallSeconds.toFixed(1)} s wall, ${run.cpuSeconds === null ? 'CPU not known' : `${run.cpuSeconds.toFixed(1)} s CPU`}`,
   );
 }
-const last = JSON.parse((done.at(-1) as Run).output) as {
-  overall: Row[];
-  slots: number;
-  from: string;
-  to: string;
-};
+const last = JSON.parse((done.at(-1) as Run).output) as BacktestResult;
 const cell = (value: number | null) => (value === null ? '-' : value.toFixed(1));
 const percent = (value: number | null | undefined) =>
   value === null || value === undefined ? '-' : `${(value * 100).toFixed(1)}%`;
