@@ -20,12 +20,7 @@ export interface StoreSettings {
   buckets: { data: string };
 }
 
-/** `unlistedDocuments`: the function reads documents without the right to list the bucket (mcp). */
-export function createStores(
-  settings: StoreSettings,
-  clock: Clock,
-  options: { unlistedDocuments?: boolean } = {},
-) {
+export function createStores(settings: StoreSettings, clock: Clock) {
   const dynamo = createDocumentClient({ endpoint: settings.dynamodbEndpoint, region: settings.region });
   // The S3 client is made on first use (see s3/sdk.ts).
   const s3 = createLazyS3({ endpoint: settings.s3Endpoint, region: settings.region });
@@ -36,9 +31,7 @@ export function createStores(
     latest: createLatestStore(dynamo, settings.tables.latest),
     rollups: createRollupStore(dynamo, settings.tables.rollups, () => clock.now()),
     health: createHealthStore(dynamo, settings.tables.health),
-    documents: createDocumentStore(s3, settings.buckets.data, {
-      unlisted: options.unlistedDocuments ?? false,
-    }),
+    documents: createDocumentStore(s3, settings.buckets.data),
     forecasts: createForecastStore(dynamo, settings.tables.forecasts),
   };
 }

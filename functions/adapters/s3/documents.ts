@@ -4,25 +4,18 @@ import type { LazyS3, S3Sdk } from './sdk.ts';
 
 const HASH_METADATA = 'content-hash';
 
-function isMissing(sdk: S3Sdk, error: unknown, unlisted: boolean): boolean {
+function isMissing(sdk: S3Sdk, error: unknown): boolean {
   if (!(error instanceof sdk.S3ServiceException)) return false;
   const status = error.$metadata.httpStatusCode;
-  if (error.name === 'NoSuchKey' || error.name === 'NotFound' || status === 404) return true;
-  // Without s3:ListBucket, S3 answers a missing key with 403 rather than 404.
-  return unlisted && (error.name === 'AccessDenied' || status === 403);
+  return error.name === 'NoSuchKey' || error.name === 'NotFound' || status === 404;
 }
 
 /**
  * Published documents in a bucket. A put whose content hash equals the stored one is skipped, so
- * unchanged documents keep their ETag and Last-Modified (and CDN caches stay warm). `unlisted`: the
- * function may not list the bucket (the mcp function), so a 403 on a read means a missing key.
+ * unchanged documents keep their ETag and Last-Modified (and CDN caches stay warm). Its functions
+ * may list the bucket, so S3 answers a missing key with 404 (a 403 stays an error).
  */
-export function createDocumentStore(
-  s3: LazyS3,
-  bucket: string,
-  options: { unlisted?: boolean } = {},
-): DocumentStore {
-  const unlisted = options.unlisted ?? false;
+export function createDocumentStore(s3: LazyS3, bucket: string): DocumentStore {
   const knownHashes = new Map<string, string | null>();
 
   async function storedHash(key: string): Promise<string | null> {
@@ -34,7 +27,7 @@ export function createDocumentStore(
       knownHashes.set(key, hash);
       return hash;
     } catch (error: unknown) {
-      if (!isMissing(sdk, error, unlisted)) throw error;
+      if (!isMissing(sdk, error)) throw error;
       knownHashes.set(key, null);
       return null;
     }
@@ -69,7 +62,7 @@ export function createDocumentStore(
           cacheControl: object.CacheControl ?? 'no-cache',
         };
       } catch (error: unknown) {
-        if (isMissing(sdk, error, unlisted)) return undefined;
+        if (isMissing(sdk, error)) return undefined;
         throw error;
       }
     },
