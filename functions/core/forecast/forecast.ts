@@ -41,7 +41,7 @@ export const HORIZONS_MINUTES = [
   1200, 1260, 1320, 1380, 1440,
 ] as const;
 /** The longest lead: a day ahead. */
-export const MAX_HORIZON_MINUTES = 1440;
+export const MAX_HORIZON_MINUTES: number = HORIZONS_MINUTES[HORIZONS_MINUTES.length - 1] as number;
 /** How far back a lane's readings are needed: the day-earlier anomaly of the furthest target. */
 export const HISTORY_MS = 25 * 3_600_000;
 /** Forecasts are issued on this grid (so targets fall on it too, and a rerun keys the same slot). */
