@@ -22,10 +22,10 @@
  * ({@link LEVEL_BANDS}, {@link intervalFor}), so a long wait gets the wider band it needs.
  */
 
+import type { ProfileAverage } from '../history/rollups.ts';
 import {
   type Border,
   type Direction,
-  type HourlyAverage,
   type Lane,
   METHODS,
   type Method,
@@ -69,8 +69,15 @@ export function levelBand(forecast: number): number {
   return band;
 }
 
-/** Which profile centre a lane's model starts from. */
-export type Centre = 'mean' | 'median';
+/**
+ * Which profile centre a lane's model starts from: the mean or the median of its hour-of-week,
+ * over all its history or recency-weighted (`recent-`: each week weighs less with age, see
+ * `RECENT_HALF_LIFE_WEEKS` in history/rollups.ts).
+ */
+export type Centre = 'mean' | 'median' | 'recent-mean' | 'recent-median';
+
+/** The centres in the order the record scores them (`PointBasis.centres`, a tally's `ctr`). */
+export const CENTRES: readonly Centre[] = ['mean', 'median', 'recent-mean', 'recent-median'];
 
 /** What a lane has learned for one horizon (from its record: see skill.ts `learnedFrom`). */
 export interface LearnedHorizon {
@@ -115,6 +122,10 @@ export interface LaneProfile {
   values: Float64Array;
   /** Same index: the mean, NaN when too thin (absent: the model uses `values`). */
   means?: Float64Array;
+  /** Same index: the recency-weighted median, NaN when too thin (absent: `values` stands for it). */
+  recent?: Float64Array;
+  /** Same index: the recency-weighted mean, NaN when too thin (absent: `means` stands for it). */
+  recentMeans?: Float64Array;
   /** Same index: the samples behind each value (0 where none); absent for a prior. */
   samples?: Float64Array;
 }
@@ -147,8 +158,11 @@ export function profileFromTypical(
   return out;
 }
 
-/** Per lane key, the hour-of-week profile of a port from its hourly averages. */
-export function profileFromAverages(averages: readonly HourlyAverage[]): Map<string, LaneProfile> {
+/**
+ * Per lane key, the hour-of-week profile of a port from its hourly averages, with their
+ * recency-weighted centres where the rollups kept them (else the all-history ones stand for them).
+ */
+export function profileFromAverages(averages: readonly ProfileAverage[]): Map<string, LaneProfile> {
   const out = new Map<string, LaneProfile>();
   for (const a of averages) {
     const key = laneKeyOf(a);
@@ -157,6 +171,8 @@ export function profileFromAverages(averages: readonly HourlyAverage[]): Map<str
       profile = {
         values: new Float64Array(168).fill(Number.NaN),
         means: new Float64Array(168).fill(Number.NaN),
+        recent: new Float64Array(168).fill(Number.NaN),
+        recentMeans: new Float64Array(168).fill(Number.NaN),
         samples: new Float64Array(168),
       };
       out.set(key, profile);
@@ -164,11 +180,28 @@ export function profileFromAverages(averages: readonly HourlyAverage[]): Map<str
     const index = a.dayOfWeek * 24 + a.hour;
     if (profile.samples) profile.samples[index] = a.samples;
     if (a.samples >= PROFILE_MIN_SAMPLES) {
-      profile.values[index] = a.medianDelayMinutes ?? a.averageDelayMinutes;
+      const median = a.medianDelayMinutes ?? a.averageDelayMinutes;
+      profile.values[index] = median;
       if (profile.means) profile.means[index] = a.averageDelayMinutes;
+      if (profile.recent) profile.recent[index] = a.recent ? (a.recent.median ?? a.recent.mean) : median;
+      if (profile.recentMeans) profile.recentMeans[index] = a.recent?.mean ?? a.averageDelayMinutes;
     }
   }
   return out;
+}
+
+/** The profile values of a centre (its all-history counterpart where the profile lacks it). */
+function centreArray(profile: LaneProfile, centre: Centre): Float64Array | undefined {
+  switch (centre) {
+    case 'mean':
+      return profile.means;
+    case 'median':
+      return profile.values;
+    case 'recent-mean':
+      return profile.recentMeans ?? profile.means;
+    case 'recent-median':
+      return profile.recent ?? profile.values;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -394,8 +427,12 @@ export interface PointBasis {
   base: number;
   /** The three anomalies (see {@link LearnedHorizon}); null when the cadence rule gave the point. */
   x: [number, number, number] | null;
-  /** The lane's own mean and median profile at T (null when either is missing). */
-  centres: [number, number] | null;
+  /**
+   * The lane's own profile centres at T, in {@link CENTRES} order: mean, median, and their
+   * recency-weighted counterparts (absent on issues stored before they were kept); null when the
+   * mean or the median is missing.
+   */
+  centres: [number, number] | [number, number, number, number] | null;
   /** The model's value with the median correction (published when the record says it helps). */
   corrected?: number;
 }
@@ -556,8 +593,8 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       input.learned?.(key, h) ?? { weights: defaultWeights(h), centre: 'median' };
     // The centre the lane's record prefers (the +1 h horizon's choice serves every point).
     const centre = learned(60).centre;
-    const ownAt = (index: number): number =>
-      (centre === 'mean' ? profile?.means?.[index] : undefined) ?? profile?.values[index] ?? Number.NaN;
+    const centreValues = profile && centreArray(profile, centre);
+    const ownAt = (index: number): number => centreValues?.[index] ?? profile?.values[index] ?? Number.NaN;
     /** The profile value of an hour-of-week, blended with the prior where the own hour is thin. */
     const blendAt = (index: number): { value: number; prior: 'typical' | 'blend' | null } => {
       const own = ownAt(index);
@@ -638,8 +675,15 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       let basis: PointBasis | undefined;
       if (Number.isFinite(blended.value) && Number.isFinite(base)) {
         const mean = profile?.means?.[index] ?? Number.NaN;
-        const centres: [number, number] | null =
-          Number.isFinite(mean) && Number.isFinite(typical) ? [mean, typical] : null;
+        const centres: PointBasis['centres'] =
+          Number.isFinite(mean) && Number.isFinite(typical)
+            ? [
+                mean,
+                typical,
+                profile?.recentMeans?.[index] ?? mean,
+                profile?.recent?.[index] ?? typical,
+              ]
+            : null;
         if (target.atMs < nextUpdateMs) {
           model = latest.delayMinutes;
           basis = { raw: model, base, x: null, centres };

@@ -72,7 +72,11 @@ export interface Tally {
    * y = actual - base, `[x0x0, x0x1, x0x2, x1x1, x1x2, x2x2, x0y, x1y, x2y, pairs]`.
    */
   reg?: number[];
-  /** The model's profile centres scored at the target: `[|actual - mean|, |actual - median|, n]` (tenths). */
+  /**
+   * The model's profile centres scored at the target (tenths): `[|actual - mean|, |actual - median|,
+   * n, |actual - recent mean|, |actual - recent median|, n of the recent ones]` (records kept before
+   * the recency-weighted centres hold the first three).
+   */
   ctr?: number[];
   /** The model without and with its median correction: `[|actual - raw|, |actual - corrected|, n]` (tenths). */
   cor?: number[];
@@ -347,9 +351,15 @@ function score(
   }
   if (basis.centres) {
     const ctr = tally.ctr ?? [0, 0, 0];
-    ctr[0] = (ctr[0] ?? 0) + Math.abs(tenths(actual) - tenths(basis.centres[0]));
-    ctr[1] = (ctr[1] ?? 0) + Math.abs(tenths(actual) - tenths(basis.centres[1]));
+    const centres = basis.centres;
+    ctr[0] = (ctr[0] ?? 0) + Math.abs(tenths(actual) - tenths(centres[0]));
+    ctr[1] = (ctr[1] ?? 0) + Math.abs(tenths(actual) - tenths(centres[1]));
     ctr[2] = (ctr[2] ?? 0) + 1;
+    if (centres.length === 4) {
+      ctr[3] = (ctr[3] ?? 0) + Math.abs(tenths(actual) - tenths(centres[2]));
+      ctr[4] = (ctr[4] ?? 0) + Math.abs(tenths(actual) - tenths(centres[3]));
+      ctr[5] = (ctr[5] ?? 0) + 1;
+    }
     tally.ctr = ctr;
   }
 }
@@ -717,10 +727,35 @@ function fitWeights(reg: readonly number[] | undefined, prior: readonly number[]
 }
 
 /**
+ * The profile centre with the lowest mean absolute error on a tally's `ctr` sums, among those
+ * scored on at least {@link MIN_N} targets (null when none is): all-history mean or median, or
+ * their recency-weighted counterparts. A tie keeps the simpler one (the median first).
+ */
+export function centreOf(ctr: readonly number[] | undefined): Centre | null {
+  const n = ctr?.[2] ?? 0;
+  if (!ctr || n < MIN_N) return null;
+  let best: Centre = 'median';
+  let bestError = (ctr[1] ?? 0) / n;
+  const consider = (centre: Centre, error: number) => {
+    if (error < bestError) {
+      best = centre;
+      bestError = error;
+    }
+  };
+  consider('mean', (ctr[0] ?? 0) / n);
+  const recentN = ctr[5] ?? 0;
+  if (recentN >= MIN_N) {
+    consider('recent-median', (ctr[4] ?? 0) / recentN);
+    consider('recent-mean', (ctr[3] ?? 0) / recentN);
+  }
+  return best;
+}
+
+/**
  * What each lane learned from a port's record, per horizon ({@link LearnedHorizon}): its anomaly
  * weights, fitted by least squares on its own pairs and shrunk toward the port's lanes pooled
- * (themselves shrunk toward the default fading anomaly), and the profile centre (mean or median)
- * that scored better on its record once it holds {@link MIN_N} targets (else the port's choice,
+ * (themselves shrunk toward the default fading anomaly), and the profile centre (mean or median,
+ * over all history or recency-weighted: {@link centreOf}) that scored best on its record once it holds {@link MIN_N} targets (else the port's choice,
  * else the median). Cached per lane and horizon: one learner serves a slot.
  */
 export function learnerOf(record: PortRecord): (lane: string, h: number) => LearnedHorizon {
@@ -728,14 +763,12 @@ export function learnerOf(record: PortRecord): (lane: string, h: number) => Lear
   // Per lane, by horizon.
   const cache = new Map<string, Map<number, LearnedHorizon>>();
   let portCentre: Centre | null = null;
-  const centreOf = (ctr: readonly number[] | undefined): Centre | null =>
-    ctr && (ctr[2] ?? 0) >= MIN_N ? ((ctr[0] ?? 0) < (ctr[1] ?? 0) ? 'mean' : 'median') : null;
   const portCentreOf = (h: number): Centre => {
     if (portCentre) return portCentre;
-    const sums = [0, 0, 0];
+    const sums = [0, 0, 0, 0, 0, 0];
     for (const horizons of Object.values(record)) {
       const ctr = horizons[String(h)]?.model?.ctr;
-      for (let i = 0; i < 3; i++) sums[i] = (sums[i] ?? 0) + (ctr?.[i] ?? 0);
+      for (let i = 0; i < 6; i++) sums[i] = (sums[i] ?? 0) + (ctr?.[i] ?? 0);
     }
     portCentre = centreOf(sums) ?? 'median';
     return portCentre;
