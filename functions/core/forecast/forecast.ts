@@ -23,14 +23,7 @@
  */
 
 import type { ProfileAverage } from '../history/rollups.ts';
-import {
-  type Border,
-  type Direction,
-  type Lane,
-  METHODS,
-  type Method,
-  type Mode,
-} from '../model.ts';
+import { type Border, type Direction, type Lane, METHODS, type Method, type Mode } from '../model.ts';
 import { utcToZoned } from '../time.ts';
 import type { ReasonPart } from '../views/reason-codes.ts';
 import { publicHolidayOn } from './holidays.ts';
@@ -677,12 +670,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
         const mean = profile?.means?.[index] ?? Number.NaN;
         const centres: PointBasis['centres'] =
           Number.isFinite(mean) && Number.isFinite(typical)
-            ? [
-                mean,
-                typical,
-                profile?.recentMeans?.[index] ?? mean,
-                profile?.recent?.[index] ?? typical,
-              ]
+            ? [mean, typical, profile?.recentMeans?.[index] ?? mean, profile?.recent?.[index] ?? typical]
             : null;
         if (target.atMs < nextUpdateMs) {
           model = latest.delayMinutes;

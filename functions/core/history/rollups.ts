@@ -100,7 +100,7 @@ const roundDecayed = (value: number) => Math.round(value / DECAYED_PRECISION) / 
 /** The weight of readings `fromDate` has, seen from `toDate` (both `YYYY-MM-DD`; 1 when not older). */
 export function decayWeight(fromDate: string, toDate: string): number {
   const days = (Date.parse(`${toDate}T00:00:00Z`) - Date.parse(`${fromDate}T00:00:00Z`)) / DAY_MS;
-  return days <= 0 ? 1 : 2 ** (-days / 7 / RECENT_HALF_LIFE_WEEKS);
+  return Number.isFinite(days) && days > 0 ? 2 ** (-days / 7 / RECENT_HALF_LIFE_WEEKS) : 1;
 }
 
 /**
@@ -184,7 +184,8 @@ export function recentCentresOf(
     for (const value in part.h) h[value] = (h[value] ?? 0) + Number(part.h[value] ?? 0);
   }
   if (!(count > 0)) return null;
-  return { mean: sum / count, median: weightedMedianOf(h) };
+  // The mean to 0.01 minute: the summaries keep it so, and the backtest reads what they would.
+  return { mean: Math.round((sum / count) * 100) / 100, median: weightedMedianOf(h) };
 }
 
 /** An hourly average as the rollups hold it, with its recency-weighted centres (never published). */
