@@ -105,7 +105,7 @@ describe('error histograms', () => {
     }
   });
 
-  it.each([
+  it.each<{ name: string; pairs: number[]; object: Record<string, number> }>([
     { name: 'below the minimum', pairs: [0, 10], object: { '0': 10 } },
     { name: 'one bin', pairs: [2, 40], object: { '2': 40 } },
     { name: 'three bins', pairs: [-2, 10, 0, 79, 3, 11], object: { '3': 11, '-2': 10, '0': 79 } },
