@@ -259,8 +259,30 @@ export const MIN_INTERVAL_N = 30;
 /** Until any record exists: a wide interval, 10th/50th/90th relative error. */
 export const DEFAULT_RELATIVE_QUANTILES: readonly [number, number, number] = [-0.5, 0, 0.6];
 
-/** Histogram of relative-error bins (bin index as a string -> count). */
-export type ErrorHistogram = Record<string, number>;
+/**
+ * Histogram of relative-error bins: `[bin, count, bin, count, ...]`, bins ascending, counts above 0
+ * (a flat array of numbers: summed and walked without parsing keys, and stored as a list).
+ */
+export type ErrorHistogram = number[];
+/** A histogram as a stored record holds it: pairs, or the `{ bin: count }` object of records kept before. */
+export type StoredHistogram = ErrorHistogram | Readonly<Record<string, number>>;
+
+const NO_BINS: readonly number[] = [];
+
+/** A stored histogram as pairs (itself when it is pairs; a new array for a record kept before). */
+export function pairsOf(histogram: StoredHistogram | undefined): readonly number[] {
+  if (histogram === undefined) return NO_BINS;
+  if (Array.isArray(histogram)) return histogram;
+  const bins = Object.keys(histogram)
+    .map(Number)
+    .sort((a, b) => a - b);
+  const out: number[] = [];
+  for (const bin of bins) {
+    const count = (histogram as Record<string, number>)[String(bin)] ?? 0;
+    if (count !== 0) out.push(bin, count);
+  }
+  return out;
+}
 
 export function relativeBin(actual: number, forecast: number): number {
   return Math.round((actual - forecast) / (forecast + RELATIVE_OFFSET_MINUTES) / RELATIVE_BIN);
@@ -268,39 +290,39 @@ export function relativeBin(actual: number, forecast: number): number {
 
 /** The 10th, 50th and 90th percentiles of a relative-error histogram, or null if it has fewer than `minN`. */
 export function quantilesOf(
-  histogram: ErrorHistogram,
+  histogram: StoredHistogram,
   minN = MIN_INTERVAL_N,
 ): [number, number, number] | null {
   single[0] = histogram;
   return quantilesOfAll(single, minN);
 }
 
-const single: ErrorHistogram[] = [{}];
+const single: StoredHistogram[] = [[]];
 
 /**
  * {@link quantilesOf} of the sum of histograms of non-negative counts (as stored records hold),
  * without building the sum.
  */
 export function quantilesOfAll(
-  histograms: readonly ErrorHistogram[],
+  histograms: readonly StoredHistogram[],
   minN = MIN_INTERVAL_N,
   /** How many of `histograms` count (the first ones; default all): a buffer may be reused. */
   count = histograms.length,
 ): [number, number, number] | null {
   // Hot path (every lane, horizon, method and band of every slot, and every hour of a backtest):
-  // the counts are summed into one dense array by bin, so no sum is built as an object and
-  // nothing is sorted. Relative errors are above -1 (waits are not negative), so bins start at
-  // -20; a bin outside the array's range takes the general path.
+  // the counts are summed into one dense array by bin, so no sum is built and nothing is sorted.
+  // Relative errors are above -1 (waits are not negative), so bins start at -20; a bin outside
+  // the array's range takes the general path.
   let total = 0;
   let lo = DENSE_BINS;
   let hi = -1;
   let outside = false;
   for (let h = 0; h < count; h++) {
-    const histogram = histograms[h] as ErrorHistogram;
-    for (const bin in histogram) {
-      const n = histogram[bin] ?? 0;
+    const pairs = pairsOf(histograms[h]);
+    for (let p = 0; p < pairs.length; p += 2) {
+      const n = pairs[p + 1] as number;
       if (n <= 0) continue;
-      const i = Number(bin) - DENSE_FIRST_BIN;
+      const i = (pairs[p] as number) - DENSE_FIRST_BIN;
       if (!(i >= 0 && i < DENSE_BINS && Number.isInteger(i))) {
         outside = true;
         continue;
@@ -345,7 +367,7 @@ const dense = new Float64Array(DENSE_BINS);
 
 /** {@link quantilesOfAll} for bins of any range: sorted, not summed by index. */
 function sortedQuantiles(
-  histograms: readonly ErrorHistogram[],
+  histograms: readonly StoredHistogram[],
   minN: number,
 ): [number, number, number] | null {
   // The bins and their counts are packed into one number each (bin * 2^24 + count: counts stay
@@ -355,10 +377,11 @@ function sortedQuantiles(
   const packed: number[] = [];
   let total = 0;
   for (const histogram of histograms) {
-    for (const bin in histogram) {
-      const count = histogram[bin] ?? 0;
+    const pairs = pairsOf(histogram);
+    for (let p = 0; p < pairs.length; p += 2) {
+      const count = pairs[p + 1] as number;
       if (count <= 0) continue;
-      packed.push(Number(bin) * COUNT_SPAN + count);
+      packed.push((pairs[p] as number) * COUNT_SPAN + count);
       total += count;
     }
   }
