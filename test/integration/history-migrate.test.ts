@@ -76,7 +76,8 @@ async function readPacked(dataDir: string): Promise<Snapshot & { legacy: number 
     const snapshot: Snapshot = { observations: {}, averages: {} };
     for (const id of PORTS) {
       snapshot.observations[id] = await stores.observations.query(id, 0, END + 24 * HOUR);
-      snapshot.averages[id] = await stores.rollups.averages(id);
+      // The public fields: the legacy layout kept no recency-weighted centres to compare.
+      snapshot.averages[id] = (await stores.rollups.averages(id)).map(({ recent: _, ...average }) => average);
     }
     return { ...snapshot, legacy: await legacyItems(stores.dynamo) };
   } finally {

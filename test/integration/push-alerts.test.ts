@@ -214,6 +214,35 @@ describe('push alerts against a stand-in push service over TLS', { timeout: 120_
       expect((await deleteAlert(alert.id, alert.token)).status).toBe(204);
   });
 
+  it('tries a dip again after a passing failure, three sends at most; a refusal that would repeat is not tried again', async () => {
+    // The lane of the 410 test, whose alerts are gone.
+    const lane = { mode: 'pedestrian', lane: 'standard' } as const;
+    const recovering = await subscribe({ ...lane, below: 30 });
+    const down = await subscribe({ ...lane, below: 30 });
+    const refusing = await subscribe({ ...lane, below: 30 });
+    push.answer(recovering.endpoint, 503);
+    push.answer(down.endpoint, 503);
+    push.answer(refusing.endpoint, 403);
+    const refusalsOf = (alert: { endpoint: string }) =>
+      push.refusals().filter((r) => r.endpoint === alert.endpoint).length;
+    await cycle(lane, 10);
+    expect([recovering, down, refusing].map(refusalsOf)).toEqual([1, 1, 1]);
+    push.answer(recovering.endpoint, 'accept');
+    // The dip lasts four more cycles.
+    for (const delay of [11, 12, 11, 10]) await cycle(lane, delay);
+    expect(push.messages(recovering.endpoint)).toHaveLength(1);
+    expect(refusalsOf(recovering)).toBe(1);
+    expect(refusalsOf(down)).toBe(3);
+    expect(refusalsOf(refusing)).toBe(1);
+    // The next dip, after the wait came back above the threshold, is tried afresh.
+    push.answer(down.endpoint, 'accept');
+    await cycle(lane, 40);
+    await cycle(lane, 10);
+    expect(push.messages(down.endpoint)).toHaveLength(1);
+    for (const alert of [recovering, down, refusing])
+      expect((await deleteAlert(alert.id, alert.token)).status).toBe(204);
+  });
+
   it('renews an alert with its token for 90 more days; a wrong token renews nothing', async () => {
     const alert = await subscribe({ mode: 'commercial', lane: 'fast', below: 30 });
     stack.clock.set(stack.clock.now() + 86_400_000);

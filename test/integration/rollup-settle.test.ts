@@ -6,14 +6,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
+import { createRollupStore, loadRollups } from '../../functions/adapters/dynamo/rollups.ts';
 import {
+  type DecayedTotal,
+  decayWeight,
   type RollupContribution,
   SETTLE_AFTER_DAYS,
   settledBefore,
 } from '../../functions/core/history/rollups.ts';
+import { buildAverageDocuments } from '../../functions/core/views/views.ts';
 import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
 import { TABLES } from '../../infra/manifest.ts';
 
@@ -116,6 +119,75 @@ describe('rollup settling', () => {
         .sort()
         .at(-1),
     );
+  });
+
+  it('keeps a decayed total beside the settled one: the averages carry recency-weighted centres, the published documents not', async () => {
+    const stored = await item();
+    const cutoff = settledBefore(NOW);
+    const settled = CONTRIBUTIONS.filter((c) => c.localDate < cutoff);
+    const kept = CONTRIBUTIONS.filter((c) => c.localDate >= cutoff);
+    const decayed = (stored.d as Record<string, DecayedTotal>)['into-us#passenger#standard'];
+    // Each settled date weighs 2^(-weeks before the newest settled date / half-life).
+    const weight = (c: RollupContribution) => decayWeight(c.localDate, String(stored.ft));
+    const s = settled.reduce((t, c) => t + weight(c) * c.sum, 0);
+    const n = settled.reduce((t, c) => t + weight(c) * c.count, 0);
+    expect(decayed?.at).toBe(stored.ft);
+    expect(decayed?.s).toBeCloseTo(s, 3);
+    expect(decayed?.n).toBeCloseTo(n, 3);
+    const [average] = await embedded.stores.rollups.averages(PORT);
+    const recentMean =
+      (s + kept.reduce((t, c) => t + c.sum, 0)) / (n + kept.reduce((t, c) => t + c.count, 0));
+    expect(average?.recent?.mean).toBeCloseTo(recentMean, 2);
+    // The oldest weeks hold the most and the longest waits here: weighting by recency lowers the centres.
+    expect(average?.recent?.mean).toBeLessThan(average?.averageDelayMinutes ?? 0);
+    expect(average?.recent?.median).toBeLessThanOrEqual(average?.medianDelayMinutes ?? 0);
+    const [document] = buildAverageDocuments({ id: PORT, slug: 'san-ysidro' }, [average ?? []].flat());
+    expect(Object.keys(JSON.parse(document?.body ?? '[]')[0] ?? {})).toEqual([
+      'portId',
+      'direction',
+      'mode',
+      'lane',
+      'dayOfWeek',
+      'hour',
+      'averageDelayMinutes',
+      'medianDelayMinutes',
+      'samples',
+    ]);
+  });
+
+  it('an item settled before decayed totals were kept reads its undecayed total as one, and starts decaying at its next settle', async () => {
+    const older = CONTRIBUTIONS.map((c) => ({ ...c, portId: 'older' }));
+    await embedded.stores.rollups.putContributions(older);
+    await embedded.stores.dynamo.send(
+      new UpdateCommand({
+        TableName: TABLES.rollups.name,
+        Key: { pk: 'older', sk: 'w#6#08' },
+        UpdateExpression: 'REMOVE d',
+      }),
+    );
+    // Its summary rebuilt from the item as it is now (a kept summary of the same revision stands).
+    await embedded.stores.dynamo.send(
+      new DeleteCommand({ TableName: TABLES.rollups.name, Key: { pk: 'older', sk: 'avg#6' } }),
+    );
+    const store = createRollupStore(embedded.stores.dynamo, TABLES.rollups.name, () => NOW);
+    await store.rebuildSummary('older');
+    const [undecayed] = await store.averages('older');
+    expect(undecayed?.recent).toEqual({
+      mean: Math.round((SUM / SAMPLES) * 100) / 100,
+      median: MEDIAN,
+    });
+    // A week later the oldest kept date settles: the old total is aged from its newest date.
+    const later = createRollupStore(embedded.stores.dynamo, TABLES.rollups.name, () => NOW + 7 * DAY);
+    await later.putContributions(older.filter((c) => c.localDate >= settledBefore(NOW)));
+    const stored = await item('older');
+    const decayed = (stored.d as Record<string, DecayedTotal>)['into-us#passenger#standard'];
+    expect(decayed?.at).toBe(stored.ft);
+    expect(decayed?.n).toBeLessThan(
+      Number((stored.t as Record<string, { n: number }>)['into-us#passenger#standard']?.n),
+    );
+    const [after] = await later.averages('older');
+    expect(after?.samples).toBe(SAMPLES);
+    expect(after?.recent?.mean).toBeLessThan(after?.averageDelayMinutes ?? 0);
   });
 
   it('a bulk load at a given time leaves the items as the ingest leaves them, and later writes keep the exact average', async () => {

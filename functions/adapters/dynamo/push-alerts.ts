@@ -146,7 +146,19 @@ export function createPushAlertStore(doc: DynamoDBDocumentClient, table: string)
       });
     },
     rearm(alert) {
-      return update(alert, 'SET notified = :false', 'notified = :true', { ':true': true, ':false': false });
+      return update(alert, 'SET notified = :false REMOVE failedAttempts', 'notified = :true', {
+        ':true': true,
+        ':false': false,
+      });
+    },
+    retryLater(alert, observedAt, failedAttempts) {
+      // Only the dip this evaluation marked: a re-arm or another dip since leaves it as it is.
+      return update(
+        alert,
+        'SET notified = :false, failedAttempts = :failed',
+        'notified = :true AND notifiedObservedAt = :observed',
+        { ':true': true, ':false': false, ':failed': failedAttempts, ':observed': observedAt },
+      );
     },
     async recordDelivery(alert, delivery) {
       await update(alert, 'SET lastDelivery = :delivery', 'attribute_exists(pk)', { ':delivery': delivery });

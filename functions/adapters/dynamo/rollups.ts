@@ -2,15 +2,19 @@ import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk
 import { mapLimit } from '../../core/concurrency.ts';
 import {
   compareAverages,
+  type DecayedTotal,
+  foldDecayed,
   type Histogram,
   medianOf,
   mergeHistograms,
+  type ProfileAverage,
   type RollupContribution,
   type RollupStore,
+  recentCentresOf,
   type StoredParts,
   settledBefore,
 } from '../../core/history/rollups.ts';
-import type { Direction, HourlyAverage, Lane, Mode } from '../../core/model.ts';
+import type { Direction, Lane, Mode } from '../../core/model.ts';
 import { batchPut } from './batch.ts';
 import { isConditionFailure } from './client.ts';
 import { queryAll, queryPages } from './paging.ts';
@@ -22,10 +26,14 @@ interface Part {
   h: Histogram;
 }
 
-/** The summary of one hour-of-week bucket: the revision it was computed from, `[sum, count, median]` per lane. */
+/**
+ * The summary of one hour-of-week bucket: the revision it was computed from, and per lane
+ * `[sum, count, median, recent mean, recent median]` (the last two recency-weighted; summaries
+ * written before them hold the first three).
+ */
 interface BucketSummary {
   r: number;
-  l: Record<string, [number, number, number | null]>;
+  l: Record<string, [number, number, number | null] | [number, number, number | null, number, number | null]>;
 }
 
 /** `avg#6`: the item holding the summaries of one port-local day of week (keyed by hour, `08`). */
@@ -52,26 +60,65 @@ const laneOf = (c: Pick<RollupContribution, 'direction' | 'mode' | 'lane'>) =>
 const partKey = (c: RollupContribution) => `${laneOf(c)}|${c.localDate}`;
 const partOf = (c: RollupContribution): Part => ({ s: c.sum, n: c.count, h: c.histogram });
 
-/** Per lane of one bucket item: `[sum, count, median]` over its dates and its settled total. */
-function summarize(item: Record<string, unknown>): BucketSummary {
-  const lanes = new Map<string, Part[]>();
-  const add = (lane: string, part: Part) => lanes.set(lane, [...(lanes.get(lane) ?? []), part]);
+/**
+ * A lane's decayed settled total (`d`); an item settled before decayed totals were kept has its
+ * undecayed total (`t`) stand for it, every settled date at weight 1.
+ */
+function decayedOf(item: Record<string, unknown>, lane: string): DecayedTotal | undefined {
+  const decayed = (item.d as Record<string, DecayedTotal> | undefined)?.[lane];
+  if (decayed) return decayed;
+  const total = (item.t as Record<string, Part> | undefined)?.[lane];
+  if (!total) return undefined;
+  return {
+    s: Number(total.s),
+    n: Number(total.n),
+    h: total.h ?? {},
+    at: typeof item.ft === 'string' ? item.ft : '',
+  };
+}
+
+/**
+ * Per lane of one bucket item: `[sum, count, median]` over its dates and its settled total, and
+ * the recency-weighted mean and median as they stand once the dates past the settle `cutoff`
+ * (`YYYY-MM-DD`) are folded (what the item holds after its settle, which follows the summary).
+ */
+function summarize(item: Record<string, unknown>, cutoff: string): BucketSummary {
+  const lanes = new Map<string, { all: Part[]; settling: (Part & { date: string })[]; young: Part[] }>();
+  const laneParts = (lane: string) => {
+    let parts = lanes.get(lane);
+    if (!parts) {
+      parts = { all: [], settling: [], young: [] };
+      lanes.set(lane, parts);
+    }
+    return parts;
+  };
   for (const [key, part] of Object.entries((item.p ?? {}) as Record<string, Part>)) {
-    add(key.slice(0, key.indexOf('|')), part);
+    const parts = laneParts(key.slice(0, key.indexOf('|')));
+    const date = key.slice(key.indexOf('|') + 1);
+    parts.all.push(part);
+    if (date < cutoff) parts.settling.push({ ...part, date });
+    else parts.young.push(part);
   }
-  for (const [lane, part] of Object.entries((item.t ?? {}) as Record<string, Part>)) add(lane, part);
+  for (const [lane, part] of Object.entries((item.t ?? {}) as Record<string, Part>))
+    laneParts(lane).all.push(part);
   const l: BucketSummary['l'] = {};
-  for (const [lane, parts] of lanes) {
-    const sum = parts.reduce((total, part) => total + Number(part.s), 0);
-    const count = parts.reduce((total, part) => total + Number(part.n), 0);
-    if (count > 0) l[lane] = [sum, count, medianOf(mergeHistograms(parts.map((part) => part.h ?? {})))];
+  for (const [lane, { all, settling, young }] of lanes) {
+    const sum = all.reduce((total, part) => total + Number(part.s), 0);
+    const count = all.reduce((total, part) => total + Number(part.n), 0);
+    if (count <= 0) continue;
+    const median = medianOf(mergeHistograms(all.map((part) => part.h ?? {})));
+    const recent = recentCentresOf(foldDecayed(decayedOf(item, lane), settling), young);
+    l[lane] = recent ? [sum, count, median, recent.mean, recent.median] : [sum, count, median];
   }
   return { r: Number(item.r ?? 0), l };
 }
 
-/** Averages of a port from its summary items, rounded to 0.1 minute, in a stable order. */
-function averagesOf(portId: string, days: Iterable<Record<string, unknown>>): HourlyAverage[] {
-  const out: HourlyAverage[] = [];
+/**
+ * Averages of a port from its summary items, rounded to 0.1 minute, in a stable order, with the
+ * recency-weighted centres where the summary holds them.
+ */
+function averagesOf(portId: string, days: Iterable<Record<string, unknown>>): ProfileAverage[] {
+  const out: ProfileAverage[] = [];
   const buckets: [number, number, BucketSummary][] = [];
   for (const item of days) {
     const dayOfWeek = Number(String(item.sk).slice(SUMMARY_PREFIX.length));
@@ -80,7 +127,7 @@ function averagesOf(portId: string, days: Iterable<Record<string, unknown>>): Ho
     }
   }
   for (const [dayOfWeek, hour, { l }] of buckets) {
-    for (const [lane, [sum, count, median]] of Object.entries(l)) {
+    for (const [lane, [sum, count, median, recentMean, recentMedian]] of Object.entries(l)) {
       const [direction, mode, laneName] = lane.split('#') as [Direction, Mode, Lane];
       if (count === 0) continue;
       out.push({
@@ -93,6 +140,14 @@ function averagesOf(portId: string, days: Iterable<Record<string, unknown>>): Ho
         averageDelayMinutes: Math.round((sum / count) * 10) / 10,
         medianDelayMinutes: median,
         samples: count,
+        ...(recentMean === undefined
+          ? {}
+          : {
+              recent: {
+                mean: Number(recentMean),
+                median: recentMedian === null ? null : Number(recentMedian),
+              },
+            }),
       });
     }
   }
@@ -121,13 +176,13 @@ export async function loadRollups(
   if (nowMs !== undefined) {
     const cutoff = settledBefore(nowMs);
     for (const item of items.values()) {
-      const totals = new Map<string, Part[]>();
+      const totals = new Map<string, (Part & { date: string })[]>();
       let folded = '';
       for (const [key, part] of Object.entries(item.p)) {
         const date = key.slice(key.indexOf('|') + 1);
         if (date >= cutoff) continue;
         const lane = key.slice(0, key.indexOf('|'));
-        totals.set(lane, [...(totals.get(lane) ?? []), part]);
+        totals.set(lane, [...(totals.get(lane) ?? []), { ...part, date }]);
         if (date > folded) folded = date;
         delete item.p[key];
       }
@@ -142,6 +197,7 @@ export async function loadRollups(
           },
         ]),
       );
+      item.d = Object.fromEntries([...totals].map(([lane, parts]) => [lane, foldDecayed(undefined, parts)]));
       item.ft = folded;
       item.v = 1;
     }
@@ -153,7 +209,7 @@ export async function loadRollups(
   for (const item of items.values()) {
     const { sk, hour } = summaryPlace(String(item.sk));
     const summary = summaries.get(`${item.pk}|${sk}`) ?? { pk: String(item.pk), sk, s: {}, n: 1 };
-    summary.s[hour] = summarize(item);
+    summary.s[hour] = summarize(item, '');
     summaries.set(`${item.pk}|${sk}`, summary);
   }
   await batchPut(doc, table, [...items.values(), ...summaries.values()]);
@@ -416,15 +472,33 @@ export function createRollupStore(
     const parts = (item.p ?? {}) as Record<string, Part>;
     const old = Object.keys(parts).filter((key) => key.slice(key.indexOf('|') + 1) < cutoff);
     if (old.length === 0) return;
-    const totals = new Map<string, Part[]>();
+    const totals = new Map<string, (Part & { date: string })[]>();
     for (const key of old) {
       const lane = key.slice(0, key.indexOf('|'));
-      totals.set(lane, [...(totals.get(lane) ?? []), parts[key] as Part]);
+      const date = key.slice(key.indexOf('|') + 1);
+      totals.set(lane, [...(totals.get(lane) ?? []), { ...(parts[key] as Part), date }]);
     }
     const settled = (item.t ?? {}) as Record<string, Part>;
-    const names: Record<string, string> = { '#p': 'p', '#t': 't', '#v': 'v', '#ft': 'ft' };
-    const values: Record<string, unknown> = { ':next': Number(item.v ?? 0) + 1 };
-    const sets: string[] = [];
+    // The decayed totals, set whole (the map may not exist yet on an item settled before them):
+    // every lane's as it was, or its undecayed total where none was kept, the folded lanes aged.
+    const decayed: Record<string, DecayedTotal> = {};
+    for (const lane of new Set([...Object.keys(settled), ...Object.keys((item.d ?? {}) as object)])) {
+      const total = decayedOf(item, lane);
+      if (total) decayed[lane] = total;
+    }
+    for (const [lane, folded] of totals) {
+      const total = foldDecayed(decayedOf(item, lane), folded);
+      if (total) decayed[lane] = total;
+    }
+    const names: Record<string, string> = {
+      '#p': 'p',
+      '#t': 't',
+      '#v': 'v',
+      '#ft': 'ft',
+      '#dec': 'd',
+    };
+    const values: Record<string, unknown> = { ':next': Number(item.v ?? 0) + 1, ':dec': decayed };
+    const sets: string[] = ['#dec = :dec'];
     [...totals].forEach(([lane, folded], i) => {
       const all = [...folded, ...(settled[lane] ? [settled[lane]] : [])];
       names[`#l${i}`] = lane;
@@ -489,7 +563,7 @@ export function createRollupStore(
         }
         await writeSummaries(
           portId,
-          written.map(({ sk, item }) => ({ bucketSk: sk, summary: summarize(item) })),
+          written.map(({ sk, item }) => ({ bucketSk: sk, summary: summarize(item, settledBefore(now())) })),
         );
         for (const { item } of written) await settle(portId, item);
       });
@@ -538,7 +612,9 @@ export function createRollupStore(
         ConsistentRead: true,
       });
       for await (const page of pages) {
-        for (const item of page) await writeSummary(portId, String(item.sk), summarize(item));
+        for (const item of page) {
+          await writeSummary(portId, String(item.sk), summarize(item, settledBefore(now())));
+        }
       }
     },
   };

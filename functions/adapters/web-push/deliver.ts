@@ -74,7 +74,7 @@ export function createWebPushDelivery(options: WebPushOptions): PushDelivery {
   return {
     async send(alert: PushAlert, message: PushMessage, timeoutMs: number): Promise<PushOutcome> {
       const problem = pushEndpointProblem(alert.endpoint, options.hosts);
-      if (problem) return { ok: false, gone: false, error: `endpoint ${problem}` };
+      if (problem) return { ok: false, gone: false, passing: false, error: `endpoint ${problem}` };
       const webpush = await library();
       let details: ReturnType<typeof webpush.generateRequestDetails>;
       try {
@@ -87,6 +87,7 @@ export function createWebPushDelivery(options: WebPushOptions): PushDelivery {
         return {
           ok: false,
           gone: false,
+          passing: false,
           error: `cannot encrypt: ${error instanceof Error ? error.message : String(error)}`,
         };
       }
@@ -100,9 +101,21 @@ export function createWebPushDelivery(options: WebPushOptions): PushDelivery {
         );
         if (status >= 200 && status < 300) return { ok: true };
         // RFC 8030 section 7.3 (and every browser's service): the subscription no longer exists.
-        return { ok: false, gone: status === 404 || status === 410, error: `HTTP ${status}` };
+        // 429 (too many messages) and 5xx pass; any other refusal would be repeated.
+        return {
+          ok: false,
+          gone: status === 404 || status === 410,
+          passing: status === 429 || status >= 500,
+          error: `HTTP ${status}`,
+        };
       } catch (error: unknown) {
-        return { ok: false, gone: false, error: error instanceof Error ? error.message : String(error) };
+        // No answer (a timeout, a refused or reset connection): the service may answer later.
+        return {
+          ok: false,
+          gone: false,
+          passing: true,
+          error: error instanceof Error ? error.message : String(error),
+        };
       }
     },
   };

@@ -38,6 +38,11 @@ export const PUSH_LIMITS = {
   endpointMaxLength: 1024,
   /** How long a push service keeps an undelivered message (the TTL header): a wait goes stale. */
   messageTtlSeconds: 1800,
+  /**
+   * Sends tried for one dip when the push service fails for a passing reason (429, 5xx, no
+   * answer): each failure leaves the dip to the next evaluation (a minute on), while it lasts.
+   */
+  deliveryAttempts: 3,
 } as const;
 
 export const PUSH_LANGS = ['en', 'es', 'fr'] as const;
@@ -70,6 +75,8 @@ export interface PushAlert {
   notified: boolean;
   /** `observedAt` of the reading the last message was about. */
   notifiedObservedAt: string | null;
+  /** Sends of the current dip that failed for a passing reason (absent: none); re-arming clears it. */
+  failedAttempts?: number;
   lastDelivery: { at: string; status: 'delivered' | 'failed'; error: string | null } | null;
 }
 
@@ -93,6 +100,12 @@ export interface PushAlertStore {
   markNotified(alert: PushAlert, observedAt: string): Promise<boolean>;
   /** Re-arms the alert (the wait went back to the threshold or above); false when it is gone. */
   rearm(alert: PushAlert): Promise<boolean>;
+  /**
+   * Leaves the dip marked with `observedAt` unnotified after a send that failed for a passing
+   * reason, counting it (`failedAttempts`), so the next evaluation sends again; false when the
+   * alert is gone or no longer marked for that dip.
+   */
+  retryLater(alert: PushAlert, observedAt: string, failedAttempts: number): Promise<boolean>;
   recordDelivery(alert: PushAlert, delivery: NonNullable<PushAlert['lastDelivery']>): Promise<void>;
   /** Forgets every alert of the subscription `endpoint` (its push service said it is gone). */
   removeEndpoint(endpoint: string): Promise<number>;
@@ -109,7 +122,12 @@ export interface PushMessage {
   lang: PushLang;
 }
 
-export type PushOutcome = { ok: true } | { ok: false; gone: boolean; error: string };
+/**
+ * A send's outcome. A failure is `gone` when the subscription no longer exists (404, 410), and
+ * `passing` when a later try may succeed (429, 5xx, a timeout or a refused connection); any other
+ * failure (a 400 or 403, an endpoint refused here) would fail again the same way.
+ */
+export type PushOutcome = { ok: true } | { ok: false; gone: boolean; passing: boolean; error: string };
 
 /** Sends one message to a subscription (encrypted and signed), bounded by `timeoutMs`. Never throws. */
 export interface PushDelivery {
@@ -443,6 +461,8 @@ export interface PushEvaluation {
   failed: number;
   removed: number;
   rearmed: number;
+  /** Failed sends left for the next evaluation (a passing failure, attempts left). */
+  retrying: number;
   /** Due messages not started before the deadline: they go out next cycle if the dip lasts. */
   deferred: number;
 }
@@ -451,7 +471,8 @@ export interface PushEvaluation {
  * Evaluates every live push alert against the lane readings (the engine's shared map), then
  * sends `concurrency` at a time under the engine's deadline. The dip is marked notified before
  * the message goes out (once per dip, even if two evaluations overlap); a push service answering
- * 404 or 410 forgets the whole subscription.
+ * 404 or 410 forgets the whole subscription; a passing failure (429, 5xx, no answer) is tried
+ * again by the next evaluations while the dip lasts, {@link PUSH_LIMITS}.deliveryAttempts in all.
  */
 export async function evaluatePushAlerts(deps: {
   store: PushAlertStore;
@@ -473,6 +494,7 @@ export async function evaluatePushAlerts(deps: {
     failed: 0,
     removed: 0,
     rearmed: 0,
+    retrying: 0,
     deferred: 0,
   };
   const gone = new Set<string>();
@@ -508,6 +530,10 @@ export async function evaluatePushAlerts(deps: {
       return;
     }
     await deps.store.recordDelivery(alert, { at, status: 'failed', error: outcome.error });
+    const failures = (alert.failedAttempts ?? 0) + 1;
+    if (outcome.passing && failures < PUSH_LIMITS.deliveryAttempts) {
+      if (await deps.store.retryLater(alert, verdict.reading.observedAt, failures)) result.retrying += 1;
+    }
   });
   return result;
 }

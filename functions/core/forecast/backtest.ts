@@ -7,7 +7,14 @@
 import { parse } from 'csv-parse/sync';
 import { getPort } from '../catalogue/catalogue.ts';
 import { parseCascadeGatewayCsv } from '../history/cascade-gateway.ts';
-import { medianOf } from '../history/rollups.ts';
+import {
+  type DecayedTotal,
+  foldDecayed,
+  type Histogram,
+  medianOf,
+  recentCentresOf,
+  settledBefore,
+} from '../history/rollups.ts';
 import { type Border, DIRECTIONS, LANES, MODES, OBSERVATION_CSV_COLUMNS } from '../model.ts';
 import {
   HISTORY_MS,
@@ -249,6 +256,11 @@ interface PortState {
   buckets: Map<string, Map<number, Record<string, number>>>;
   /** Per lane, per hour-of-week: sum and count of the readings (the profile's mean). */
   sums: Map<string, Float64Array>;
+  /**
+   * Per lane, per hour-of-week: the recency-weighted state as the rollups keep it, the unsettled
+   * dates' parts and the decayed total of the settled ones (folded as the service settles).
+   */
+  recency: Map<string, Map<number, RecencyState>>;
   profile: Map<string, LaneProfile>;
   pending: IssuedPort[];
   /** The same issues by their time (ms). */
@@ -258,6 +270,11 @@ interface PortState {
   total: PortRecord;
   /** The record's intervals and weights, fitted at the start of the hour. */
   fitted?: { hour: number; quantiles: ReturnType<typeof quantilerOf>; learned: ReturnType<typeof learnerOf> };
+}
+
+interface RecencyState {
+  parts: Map<string, { date: string; s: number; n: number; h: Histogram }>;
+  total: DecayedTotal | undefined;
 }
 
 /** Replays the rows slot by slot, as the service would have issued and scored forecasts. */
@@ -283,6 +300,7 @@ export function runBacktest(rows: readonly BacktestRow[], options: BacktestOptio
       readings: new Map(),
       buckets: new Map(),
       sums: new Map(),
+      recency: new Map(),
       profile: new Map(),
       pending: [],
       byTime: new Map(),
@@ -359,6 +377,8 @@ function step(state: PortState, slot: number, options: BacktestOptions): void {
       profile = {
         values: new Float64Array(168).fill(Number.NaN),
         means: new Float64Array(168).fill(Number.NaN),
+        recent: new Float64Array(168).fill(Number.NaN),
+        recentMeans: new Float64Array(168).fill(Number.NaN),
         samples: new Float64Array(168),
       };
       state.profile.set(key, profile);
@@ -368,9 +388,29 @@ function step(state: PortState, slot: number, options: BacktestOptions): void {
     sums[index] = (sums[index] ?? 0) + row.delayMinutes;
     const samples = (profile.samples?.[index] ?? 0) + 1;
     if (profile.samples) profile.samples[index] = samples;
+    // The recency-weighted bucket, as the rollups keep it: the reading's date part, then the dates
+    // past the settle cutoff folded into the decayed total (the service settles on each write).
+    const laneRecency = state.recency.get(key) ?? new Map<number, RecencyState>();
+    state.recency.set(key, laneRecency);
+    const recency = laneRecency.get(index) ?? { parts: new Map(), total: undefined };
+    laneRecency.set(index, recency);
+    const part = recency.parts.get(local.date) ?? { date: local.date, s: 0, n: 0, h: {} };
+    recency.parts.set(local.date, part);
+    part.s += row.delayMinutes;
+    part.n += 1;
+    part.h[value] = (part.h[value] ?? 0) + 1;
+    const cutoff = settledBefore(row.atMs);
+    const settling = [...recency.parts.values()].filter((p) => p.date < cutoff);
+    if (settling.length > 0) {
+      recency.total = foldDecayed(recency.total, settling);
+      for (const p of settling) recency.parts.delete(p.date);
+    }
     if (samples >= PROFILE_MIN_SAMPLES) {
       profile.values[index] = medianOf(histogram) ?? Number.NaN;
       if (profile.means) profile.means[index] = (sums[index] ?? 0) / samples;
+      const recent = recentCentresOf(recency.total, [...recency.parts.values()]);
+      if (profile.recent) profile.recent[index] = recent?.median ?? Number.NaN;
+      if (profile.recentMeans) profile.recentMeans[index] = recent?.mean ?? Number.NaN;
     }
   }
   // Keep only what scoring and forecasting still need.

@@ -160,7 +160,7 @@ export function skillSummaryBody(issuedAt: string, records: readonly PortRecord[
       const maes = Object.fromEntries(SERIES.map((s) => [s, [] as number[]])) as Record<Series, number[]>;
       const ns = Object.fromEntries(SERIES.map((s) => [s, 0])) as Record<Series, number>;
       // The published forecasts' coverage by level, every lane pooled.
-      const levels: Tally = { abs: 0, err: 0, cov: 0, n: 0, hist: {}, lvn: [0, 0, 0, 0], lvc: [0, 0, 0, 0] };
+      const levels: Tally = { abs: 0, err: 0, cov: 0, n: 0, hist: [], lvn: [0, 0, 0, 0], lvc: [0, 0, 0, 0] };
       const hKey = String(h);
       for (const horizons of lanes) {
         const series = horizons[hKey];

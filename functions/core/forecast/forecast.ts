@@ -22,15 +22,8 @@
  * ({@link LEVEL_BANDS}, {@link intervalFor}), so a long wait gets the wider band it needs.
  */
 
-import {
-  type Border,
-  type Direction,
-  type HourlyAverage,
-  type Lane,
-  METHODS,
-  type Method,
-  type Mode,
-} from '../model.ts';
+import type { ProfileAverage } from '../history/rollups.ts';
+import { type Border, type Direction, type Lane, METHODS, type Method, type Mode } from '../model.ts';
 import { utcToZoned } from '../time.ts';
 import type { ReasonPart } from '../views/reason-codes.ts';
 import { publicHolidayOn } from './holidays.ts';
@@ -69,8 +62,15 @@ export function levelBand(forecast: number): number {
   return band;
 }
 
-/** Which profile centre a lane's model starts from. */
-export type Centre = 'mean' | 'median';
+/**
+ * Which profile centre a lane's model starts from: the mean or the median of its hour-of-week,
+ * over all its history or recency-weighted (`recent-`: each week weighs less with age, see
+ * `RECENT_HALF_LIFE_WEEKS` in history/rollups.ts).
+ */
+export type Centre = 'mean' | 'median' | 'recent-mean' | 'recent-median';
+
+/** The centres in the order the record scores them (`PointBasis.centres`, a tally's `ctr`). */
+export const CENTRES: readonly Centre[] = ['mean', 'median', 'recent-mean', 'recent-median'];
 
 /** What a lane has learned for one horizon (from its record: see skill.ts `learnedFrom`). */
 export interface LearnedHorizon {
@@ -115,6 +115,10 @@ export interface LaneProfile {
   values: Float64Array;
   /** Same index: the mean, NaN when too thin (absent: the model uses `values`). */
   means?: Float64Array;
+  /** Same index: the recency-weighted median, NaN when too thin (absent: `values` stands for it). */
+  recent?: Float64Array;
+  /** Same index: the recency-weighted mean, NaN when too thin (absent: `means` stands for it). */
+  recentMeans?: Float64Array;
   /** Same index: the samples behind each value (0 where none); absent for a prior. */
   samples?: Float64Array;
 }
@@ -147,8 +151,11 @@ export function profileFromTypical(
   return out;
 }
 
-/** Per lane key, the hour-of-week profile of a port from its hourly averages. */
-export function profileFromAverages(averages: readonly HourlyAverage[]): Map<string, LaneProfile> {
+/**
+ * Per lane key, the hour-of-week profile of a port from its hourly averages, with their
+ * recency-weighted centres where the rollups kept them (else the all-history ones stand for them).
+ */
+export function profileFromAverages(averages: readonly ProfileAverage[]): Map<string, LaneProfile> {
   const out = new Map<string, LaneProfile>();
   for (const a of averages) {
     const key = laneKeyOf(a);
@@ -157,6 +164,8 @@ export function profileFromAverages(averages: readonly HourlyAverage[]): Map<str
       profile = {
         values: new Float64Array(168).fill(Number.NaN),
         means: new Float64Array(168).fill(Number.NaN),
+        recent: new Float64Array(168).fill(Number.NaN),
+        recentMeans: new Float64Array(168).fill(Number.NaN),
         samples: new Float64Array(168),
       };
       out.set(key, profile);
@@ -164,11 +173,28 @@ export function profileFromAverages(averages: readonly HourlyAverage[]): Map<str
     const index = a.dayOfWeek * 24 + a.hour;
     if (profile.samples) profile.samples[index] = a.samples;
     if (a.samples >= PROFILE_MIN_SAMPLES) {
-      profile.values[index] = a.medianDelayMinutes ?? a.averageDelayMinutes;
+      const median = a.medianDelayMinutes ?? a.averageDelayMinutes;
+      profile.values[index] = median;
       if (profile.means) profile.means[index] = a.averageDelayMinutes;
+      if (profile.recent) profile.recent[index] = a.recent ? (a.recent.median ?? a.recent.mean) : median;
+      if (profile.recentMeans) profile.recentMeans[index] = a.recent?.mean ?? a.averageDelayMinutes;
     }
   }
   return out;
+}
+
+/** The profile values of a centre (its all-history counterpart where the profile lacks it). */
+function centreArray(profile: LaneProfile, centre: Centre): Float64Array | undefined {
+  switch (centre) {
+    case 'mean':
+      return profile.means;
+    case 'median':
+      return profile.values;
+    case 'recent-mean':
+      return profile.recentMeans ?? profile.means;
+    case 'recent-median':
+      return profile.recent ?? profile.values;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -233,8 +259,30 @@ export const MIN_INTERVAL_N = 30;
 /** Until any record exists: a wide interval, 10th/50th/90th relative error. */
 export const DEFAULT_RELATIVE_QUANTILES: readonly [number, number, number] = [-0.5, 0, 0.6];
 
-/** Histogram of relative-error bins (bin index as a string -> count). */
-export type ErrorHistogram = Record<string, number>;
+/**
+ * Histogram of relative-error bins: `[bin, count, bin, count, ...]`, bins ascending, counts above 0
+ * (a flat array of numbers: summed and walked without parsing keys, and stored as a list).
+ */
+export type ErrorHistogram = number[];
+/** A histogram as a stored record holds it: pairs, or the `{ bin: count }` object of records kept before. */
+export type StoredHistogram = ErrorHistogram | Readonly<Record<string, number>>;
+
+const NO_BINS: readonly number[] = [];
+
+/** A stored histogram as pairs (itself when it is pairs; a new array for a record kept before). */
+export function pairsOf(histogram: StoredHistogram | undefined): readonly number[] {
+  if (histogram === undefined) return NO_BINS;
+  if (Array.isArray(histogram)) return histogram;
+  const bins = Object.keys(histogram)
+    .map(Number)
+    .sort((a, b) => a - b);
+  const out: number[] = [];
+  for (const bin of bins) {
+    const count = (histogram as Record<string, number>)[String(bin)] ?? 0;
+    if (count !== 0) out.push(bin, count);
+  }
+  return out;
+}
 
 export function relativeBin(actual: number, forecast: number): number {
   return Math.round((actual - forecast) / (forecast + RELATIVE_OFFSET_MINUTES) / RELATIVE_BIN);
@@ -242,39 +290,39 @@ export function relativeBin(actual: number, forecast: number): number {
 
 /** The 10th, 50th and 90th percentiles of a relative-error histogram, or null if it has fewer than `minN`. */
 export function quantilesOf(
-  histogram: ErrorHistogram,
+  histogram: StoredHistogram,
   minN = MIN_INTERVAL_N,
 ): [number, number, number] | null {
   single[0] = histogram;
   return quantilesOfAll(single, minN);
 }
 
-const single: ErrorHistogram[] = [{}];
+const single: StoredHistogram[] = [[]];
 
 /**
  * {@link quantilesOf} of the sum of histograms of non-negative counts (as stored records hold),
  * without building the sum.
  */
 export function quantilesOfAll(
-  histograms: readonly ErrorHistogram[],
+  histograms: readonly StoredHistogram[],
   minN = MIN_INTERVAL_N,
   /** How many of `histograms` count (the first ones; default all): a buffer may be reused. */
   count = histograms.length,
 ): [number, number, number] | null {
   // Hot path (every lane, horizon, method and band of every slot, and every hour of a backtest):
-  // the counts are summed into one dense array by bin, so no sum is built as an object and
-  // nothing is sorted. Relative errors are above -1 (waits are not negative), so bins start at
-  // -20; a bin outside the array's range takes the general path.
+  // the counts are summed into one dense array by bin, so no sum is built and nothing is sorted.
+  // Relative errors are above -1 (waits are not negative), so bins start at -20; a bin outside
+  // the array's range takes the general path.
   let total = 0;
   let lo = DENSE_BINS;
   let hi = -1;
   let outside = false;
   for (let h = 0; h < count; h++) {
-    const histogram = histograms[h] as ErrorHistogram;
-    for (const bin in histogram) {
-      const n = histogram[bin] ?? 0;
+    const pairs = pairsOf(histograms[h]);
+    for (let p = 0; p < pairs.length; p += 2) {
+      const n = pairs[p + 1] as number;
       if (n <= 0) continue;
-      const i = Number(bin) - DENSE_FIRST_BIN;
+      const i = (pairs[p] as number) - DENSE_FIRST_BIN;
       if (!(i >= 0 && i < DENSE_BINS && Number.isInteger(i))) {
         outside = true;
         continue;
@@ -319,7 +367,7 @@ const dense = new Float64Array(DENSE_BINS);
 
 /** {@link quantilesOfAll} for bins of any range: sorted, not summed by index. */
 function sortedQuantiles(
-  histograms: readonly ErrorHistogram[],
+  histograms: readonly StoredHistogram[],
   minN: number,
 ): [number, number, number] | null {
   // The bins and their counts are packed into one number each (bin * 2^24 + count: counts stay
@@ -329,10 +377,11 @@ function sortedQuantiles(
   const packed: number[] = [];
   let total = 0;
   for (const histogram of histograms) {
-    for (const bin in histogram) {
-      const count = histogram[bin] ?? 0;
+    const pairs = pairsOf(histogram);
+    for (let p = 0; p < pairs.length; p += 2) {
+      const count = pairs[p + 1] as number;
       if (count <= 0) continue;
-      packed.push(Number(bin) * COUNT_SPAN + count);
+      packed.push((pairs[p] as number) * COUNT_SPAN + count);
       total += count;
     }
   }
@@ -394,8 +443,12 @@ export interface PointBasis {
   base: number;
   /** The three anomalies (see {@link LearnedHorizon}); null when the cadence rule gave the point. */
   x: [number, number, number] | null;
-  /** The lane's own mean and median profile at T (null when either is missing). */
-  centres: [number, number] | null;
+  /**
+   * The lane's own profile centres at T, in {@link CENTRES} order: mean, median, and their
+   * recency-weighted counterparts (absent on issues stored before they were kept); null when the
+   * mean or the median is missing.
+   */
+  centres: [number, number] | [number, number, number, number] | null;
   /** The model's value with the median correction (published when the record says it helps). */
   corrected?: number;
 }
@@ -556,8 +609,8 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       input.learned?.(key, h) ?? { weights: defaultWeights(h), centre: 'median' };
     // The centre the lane's record prefers (the +1 h horizon's choice serves every point).
     const centre = learned(60).centre;
-    const ownAt = (index: number): number =>
-      (centre === 'mean' ? profile?.means?.[index] : undefined) ?? profile?.values[index] ?? Number.NaN;
+    const centreValues = profile && centreArray(profile, centre);
+    const ownAt = (index: number): number => centreValues?.[index] ?? profile?.values[index] ?? Number.NaN;
     /** The profile value of an hour-of-week, blended with the prior where the own hour is thin. */
     const blendAt = (index: number): { value: number; prior: 'typical' | 'blend' | null } => {
       const own = ownAt(index);
@@ -638,8 +691,10 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       let basis: PointBasis | undefined;
       if (Number.isFinite(blended.value) && Number.isFinite(base)) {
         const mean = profile?.means?.[index] ?? Number.NaN;
-        const centres: [number, number] | null =
-          Number.isFinite(mean) && Number.isFinite(typical) ? [mean, typical] : null;
+        const centres: PointBasis['centres'] =
+          Number.isFinite(mean) && Number.isFinite(typical)
+            ? [mean, typical, profile?.recentMeans?.[index] ?? mean, profile?.recent?.[index] ?? typical]
+            : null;
         if (target.atMs < nextUpdateMs) {
           model = latest.delayMinutes;
           basis = { raw: model, base, x: null, centres };

@@ -28,9 +28,11 @@ import {
   type Method,
   MIN_INTERVAL_N,
   type PointBasis,
+  pairsOf,
   quantilesOfAll,
   relativeBin,
   SLOT_MS,
+  type StoredHistogram,
   type Triple,
 } from './forecast.ts';
 
@@ -60,9 +62,9 @@ export interface Tally {
    * Relative-error bins (see `relativeBin`) of records kept before level bands; new scores go to
    * `bands`. Empty for the published series.
    */
-  hist: ErrorHistogram;
+  hist: StoredHistogram;
   /** Relative-error bins per level band of the forecast (see `levelBand`); absent for the published series. */
-  bands?: ErrorHistogram[];
+  bands?: StoredHistogram[];
   /** Scored forecasts per level band of the forecast (see `LEVEL_BAND_NAMES`). */
   lvn?: number[];
   /** Of those, the actuals inside the interval. */
@@ -72,7 +74,11 @@ export interface Tally {
    * y = actual - base, `[x0x0, x0x1, x0x2, x1x1, x1x2, x2x2, x0y, x1y, x2y, pairs]`.
    */
   reg?: number[];
-  /** The model's profile centres scored at the target: `[|actual - mean|, |actual - median|, n]` (tenths). */
+  /**
+   * The model's profile centres scored at the target (tenths): `[|actual - mean|, |actual - median|,
+   * n, |actual - recent mean|, |actual - recent median|, n of the recent ones]` (records kept before
+   * the recency-weighted centres hold the first three).
+   */
   ctr?: number[];
   /** The model without and with its median correction: `[|actual - raw|, |actual - corrected|, n]` (tenths). */
   cor?: number[];
@@ -91,7 +97,7 @@ export interface SkillDay {
 
 export const utcDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-const emptyTally = (): Tally => ({ abs: 0, err: 0, cov: 0, n: 0, hist: {} });
+const emptyTally = (): Tally => ({ abs: 0, err: 0, cov: 0, n: 0, hist: [] });
 
 /** `record[key]`, created by `make` when missing. */
 function child<T>(record: Record<string, T>, key: string, make: () => T): T {
@@ -103,13 +109,47 @@ function child<T>(record: Record<string, T>, key: string, make: () => T): T {
   return value;
 }
 
-function addHistogram(into: ErrorHistogram, from: ErrorHistogram, sign: number): void {
-  // Hot path (every tally of every record a slot reads): no intermediate arrays.
-  for (const bin in from) {
-    const next = (into[bin] ?? 0) + sign * (from[bin] ?? 0);
-    if (next === 0) delete into[bin];
-    else into[bin] = next;
+/** `into + sign * from` as a new histogram (neither is changed; bins whose count comes to 0 are dropped). */
+function sumHistograms(into: StoredHistogram, from: StoredHistogram, sign: number): ErrorHistogram {
+  // A merge of two bin-sorted lists.
+  const a = pairsOf(into);
+  const b = pairsOf(from);
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const binA = i < a.length ? (a[i] as number) : Number.POSITIVE_INFINITY;
+    const binB = j < b.length ? (b[j] as number) : Number.POSITIVE_INFINITY;
+    let count = 0;
+    const bin = binA <= binB ? binA : binB;
+    if (binA === bin) {
+      count += a[i + 1] as number;
+      i += 2;
+    }
+    if (binB === bin) {
+      count += sign * (b[j + 1] as number);
+      j += 2;
+    }
+    if (count !== 0) out.push(bin, count);
   }
+  return out;
+}
+
+/** Adds one to `bin` of a histogram, in place (a stored histogram of a record kept before is first made pairs). */
+function countBin(histograms: StoredHistogram[], index: number, bin: number): void {
+  const stored = histograms[index];
+  const pairs = Array.isArray(stored) ? stored : [...pairsOf(stored)];
+  histograms[index] = pairs;
+  // Binary search for the bin among the pairs' even places.
+  let lo = 0;
+  let hi = pairs.length / 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((pairs[2 * mid] as number) < bin) lo = mid + 1;
+    else hi = mid;
+  }
+  if (pairs[2 * lo] === bin) pairs[2 * lo + 1] = (pairs[2 * lo + 1] as number) + 1;
+  else pairs.splice(2 * lo, 0, bin, 1);
 }
 
 /** `into[i] += sign * from[i]` over a stored sum array (created when missing). */
@@ -138,13 +178,11 @@ function addTally(into: Tally, from: Tally, sign: number, histograms = true, lev
   addSums(into, 'ctr', from.ctr, sign);
   addSums(into, 'cor', from.cor, sign);
   if (!histograms) return;
-  addHistogram(into.hist, from.hist, sign);
+  into.hist = sumHistograms(into.hist, from.hist, sign);
   if (from.bands) {
     const bands = into.bands ?? [];
     for (let band = 0; band < from.bands.length; band++) {
-      const target = bands[band] ?? {};
-      bands[band] = target;
-      addHistogram(target, from.bands[band] ?? {}, sign);
+      bands[band] = sumHistograms(bands[band] ?? [], from.bands[band] ?? [], sign);
     }
     into.bands = bands;
   }
@@ -157,12 +195,13 @@ function copySums(from: readonly number[]): number[] {
   return out;
 }
 
-/** A histogram's non-zero bins, as {@link addHistogram} adds them into an empty one. */
-function copyHistogram(from: ErrorHistogram): ErrorHistogram {
-  const out: ErrorHistogram = {};
-  for (const bin in from) {
-    const next = 0 + (from[bin] ?? 0);
-    if (next !== 0) out[bin] = next;
+/** A histogram's non-zero bins as new pairs, as {@link sumHistograms} adds them into an empty one. */
+function copyHistogram(from: StoredHistogram): ErrorHistogram {
+  const pairs = pairsOf(from);
+  const out: number[] = [];
+  for (let p = 0; p < pairs.length; p += 2) {
+    const count = 0 + (pairs[p + 1] as number);
+    if (count !== 0) out.push(pairs[p] as number, count);
   }
   return out;
 }
@@ -173,7 +212,7 @@ function copyHistogram(from: ErrorHistogram): ErrorHistogram {
  * 26-day window, so this is most of its work.
  */
 function copyTally(from: Tally, histograms = true, levels = true): Tally {
-  const out: Tally = { abs: 0 + from.abs, err: 0 + from.err, cov: 0 + from.cov, n: 0 + from.n, hist: {} };
+  const out: Tally = { abs: 0 + from.abs, err: 0 + from.err, cov: 0 + from.cov, n: 0 + from.n, hist: [] };
   if (from.lvn && levels) out.lvn = copySums(from.lvn);
   if (from.lvc && levels) out.lvc = copySums(from.lvc);
   if (from.reg) out.reg = copySums(from.reg);
@@ -183,7 +222,7 @@ function copyTally(from: Tally, histograms = true, levels = true): Tally {
   out.hist = copyHistogram(from.hist);
   if (from.bands) {
     const bands: ErrorHistogram[] = new Array(from.bands.length);
-    for (let band = 0; band < from.bands.length; band++) bands[band] = copyHistogram(from.bands[band] ?? {});
+    for (let band = 0; band < from.bands.length; band++) bands[band] = copyHistogram(from.bands[band] ?? []);
     out.bands = bands;
   }
   return out;
@@ -315,11 +354,8 @@ function score(
   if (series === 'champion') return;
   // The model's intervals and median correction come from the errors of its value before the correction.
   const raw = series === 'model' && basis ? basis.raw : forecast;
-  const bands = tally.bands ?? [{}, {}, {}, {}];
-  const histogram = bands[levelBand(raw)] ?? {};
-  const bin = String(relativeBin(actual, raw));
-  histogram[bin] = (histogram[bin] ?? 0) + 1;
-  bands[levelBand(raw)] = histogram;
+  const bands = tally.bands ?? [[], [], [], []];
+  countBin(bands, levelBand(raw), relativeBin(actual, raw));
   tally.bands = bands;
   if (series !== 'model' || !basis) return;
   if (basis.x) {
@@ -347,9 +383,15 @@ function score(
   }
   if (basis.centres) {
     const ctr = tally.ctr ?? [0, 0, 0];
-    ctr[0] = (ctr[0] ?? 0) + Math.abs(tenths(actual) - tenths(basis.centres[0]));
-    ctr[1] = (ctr[1] ?? 0) + Math.abs(tenths(actual) - tenths(basis.centres[1]));
+    const centres = basis.centres;
+    ctr[0] = (ctr[0] ?? 0) + Math.abs(tenths(actual) - tenths(centres[0]));
+    ctr[1] = (ctr[1] ?? 0) + Math.abs(tenths(actual) - tenths(centres[1]));
     ctr[2] = (ctr[2] ?? 0) + 1;
+    if (centres.length === 4) {
+      ctr[3] = (ctr[3] ?? 0) + Math.abs(tenths(actual) - tenths(centres[2]));
+      ctr[4] = (ctr[4] ?? 0) + Math.abs(tenths(actual) - tenths(centres[3]));
+      ctr[5] = (ctr[5] ?? 0) + 1;
+    }
     tally.ctr = ctr;
   }
 }
@@ -601,7 +643,7 @@ export function quantilerOf(
   const parts = (Array.isArray(records) ? records : [records]) as readonly PortRecord[];
   // The port's lanes pooled, per horizon, method and band (null: every band), computed once.
   const pooledCache = new Map<number, Quantiles>();
-  const pooledBuffer: ErrorHistogram[] = [];
+  const pooledBuffer: StoredHistogram[] = [];
   // Every part's tallies of every lane for a horizon and method, gathered once for its five pools.
   const talliesCache = new Map<number, Tally[]>();
   const talliesOf = (h: number, method: Method): Tally[] => {
@@ -644,7 +686,7 @@ export function quantilerOf(
   let lastH = -1;
   const series: (Partial<Record<Series, Tally>> | undefined)[] = new Array(parts.length);
   // Buffers reused by every call (the first `count` entries count), so a call allocates nothing.
-  const histograms: ErrorHistogram[] = [];
+  const histograms: StoredHistogram[] = [];
   return (lane, h, method, band) => {
     if (lane !== lastLane || h !== lastH) {
       const hKey = String(h);
@@ -717,10 +759,35 @@ function fitWeights(reg: readonly number[] | undefined, prior: readonly number[]
 }
 
 /**
+ * The profile centre with the lowest mean absolute error on a tally's `ctr` sums, among those
+ * scored on at least {@link MIN_N} targets (null when none is): all-history mean or median, or
+ * their recency-weighted counterparts. A tie keeps the simpler one (the median first).
+ */
+export function centreOf(ctr: readonly number[] | undefined): Centre | null {
+  const n = ctr?.[2] ?? 0;
+  if (!ctr || n < MIN_N) return null;
+  let best: Centre = 'median';
+  let bestError = (ctr[1] ?? 0) / n;
+  const consider = (centre: Centre, error: number) => {
+    if (error < bestError) {
+      best = centre;
+      bestError = error;
+    }
+  };
+  consider('mean', (ctr[0] ?? 0) / n);
+  const recentN = ctr[5] ?? 0;
+  if (recentN >= MIN_N) {
+    consider('recent-median', (ctr[4] ?? 0) / recentN);
+    consider('recent-mean', (ctr[3] ?? 0) / recentN);
+  }
+  return best;
+}
+
+/**
  * What each lane learned from a port's record, per horizon ({@link LearnedHorizon}): its anomaly
  * weights, fitted by least squares on its own pairs and shrunk toward the port's lanes pooled
- * (themselves shrunk toward the default fading anomaly), and the profile centre (mean or median)
- * that scored better on its record once it holds {@link MIN_N} targets (else the port's choice,
+ * (themselves shrunk toward the default fading anomaly), and the profile centre (mean or median,
+ * over all history or recency-weighted: {@link centreOf}) that scored best on its record once it holds {@link MIN_N} targets (else the port's choice,
  * else the median). Cached per lane and horizon: one learner serves a slot.
  */
 export function learnerOf(record: PortRecord): (lane: string, h: number) => LearnedHorizon {
@@ -728,14 +795,12 @@ export function learnerOf(record: PortRecord): (lane: string, h: number) => Lear
   // Per lane, by horizon.
   const cache = new Map<string, Map<number, LearnedHorizon>>();
   let portCentre: Centre | null = null;
-  const centreOf = (ctr: readonly number[] | undefined): Centre | null =>
-    ctr && (ctr[2] ?? 0) >= MIN_N ? ((ctr[0] ?? 0) < (ctr[1] ?? 0) ? 'mean' : 'median') : null;
   const portCentreOf = (h: number): Centre => {
     if (portCentre) return portCentre;
-    const sums = [0, 0, 0];
+    const sums = [0, 0, 0, 0, 0, 0];
     for (const horizons of Object.values(record)) {
       const ctr = horizons[String(h)]?.model?.ctr;
-      for (let i = 0; i < 3; i++) sums[i] = (sums[i] ?? 0) + (ctr?.[i] ?? 0);
+      for (let i = 0; i < 6; i++) sums[i] = (sums[i] ?? 0) + (ctr?.[i] ?? 0);
     }
     portCentre = centreOf(sums) ?? 'median';
     return portCentre;

@@ -71,6 +71,127 @@ export function medianOf(histogram: Histogram): number | null {
 }
 
 /**
+ * Half-life, in weeks, of the recency-weighted profile: a date's readings weigh
+ * 2^(-weeks older than the newest settled date / half-life), so a regime of two months ago counts
+ * half and one of a year ago about 1%. The issue's own baseline window (an 8-week hour-of-week
+ * median); a lane's record then says whether the recent or the all-history centre fits it better.
+ */
+export const RECENT_HALF_LIFE_WEEKS = 8;
+/** Decayed counts and sums are kept to this precision; a histogram entry that decays below it goes. */
+const DECAYED_PRECISION = 1e-4;
+
+/**
+ * A lane's settled dates with weights that decay by age: `s` (weighted sum), `n` (weighted count)
+ * and `h` (weighted histogram), each date weighed by its age in weeks before `at`, the newest
+ * settled date (weight 1). Kept beside the undecayed total; absent (older items), the undecayed
+ * total stands for it.
+ */
+export interface DecayedTotal {
+  s: number;
+  n: number;
+  h: Histogram;
+  /** Port-local `YYYY-MM-DD` the weights are relative to (the newest date folded in). */
+  at: string;
+}
+
+const DAY_MS = 86_400_000;
+const roundDecayed = (value: number) => Math.round(value / DECAYED_PRECISION) / (1 / DECAYED_PRECISION);
+
+/** The weight of readings `fromDate` has, seen from `toDate` (both `YYYY-MM-DD`; 1 when not older). */
+export function decayWeight(fromDate: string, toDate: string): number {
+  const days = (Date.parse(`${toDate}T00:00:00Z`) - Date.parse(`${fromDate}T00:00:00Z`)) / DAY_MS;
+  return Number.isFinite(days) && days > 0 ? 2 ** (-days / 7 / RECENT_HALF_LIFE_WEEKS) : 1;
+}
+
+/**
+ * Folds dated parts into a decayed total (a new object): the total is aged to the newest of its
+ * date and the parts' dates, and each part is weighed by its own age then. Folding dates one by one
+ * or together gives the same total (up to {@link DECAYED_PRECISION}), so a replay that folds at
+ * other moments than the service agrees with it.
+ */
+export function foldDecayed(
+  total: DecayedTotal | undefined,
+  parts: readonly { date: string; s: number; n: number; h: Histogram }[],
+): DecayedTotal | undefined {
+  let at = total?.at ?? '';
+  for (const part of parts) if (part.date > at) at = part.date;
+  if (at === '') return total;
+  let sum = 0;
+  let n = 0;
+  const h: Histogram = {};
+  const add = (weight: number, part: { s: number; n: number; h: Histogram }) => {
+    sum += weight * Number(part.s);
+    n += weight * Number(part.n);
+    for (const value in part.h) h[value] = (h[value] ?? 0) + weight * Number(part.h[value] ?? 0);
+  };
+  if (total) add(decayWeight(total.at, at), total);
+  for (const part of parts) add(decayWeight(part.date, at), part);
+  for (const value in h) {
+    const rounded = roundDecayed(h[value] ?? 0);
+    if (rounded > 0) h[value] = rounded;
+    else delete h[value];
+  }
+  return { s: roundDecayed(sum), n: roundDecayed(n), h, at };
+}
+
+/**
+ * The median of a histogram of weighted counts: the smallest value whose cumulative weight reaches
+ * half the total (the mean of it and the next value when it is exactly half). With whole counts it
+ * is {@link medianOf}.
+ */
+export function weightedMedianOf(histogram: Histogram): number | null {
+  const entries: [number, number][] = [];
+  let total = 0;
+  for (const value in histogram) {
+    const weight = Number(histogram[value] ?? 0);
+    if (!(weight > 0)) continue;
+    entries.push([Number(value), weight]);
+    total += weight;
+  }
+  if (total === 0) return null;
+  entries.sort((a, b) => a[0] - b[0]);
+  const half = total / 2;
+  let seen = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const [value, weight] = entries[i] as [number, number];
+    seen += weight;
+    if (seen > half) return value;
+    if (seen === half) return (value + (entries[i + 1]?.[0] ?? value)) / 2;
+  }
+  return entries.at(-1)?.[0] ?? null;
+}
+
+/** The recency-weighted centres of a lane's bucket: mean and median, or null without samples. */
+export interface RecentCentres {
+  mean: number;
+  median: number | null;
+}
+
+/**
+ * The recency-weighted centres of one lane's bucket: its decayed settled total with the unsettled
+ * dates (younger than the settle cutoff) at weight 1.
+ */
+export function recentCentresOf(
+  total: DecayedTotal | undefined,
+  parts: readonly { s: number; n: number; h: Histogram }[],
+): RecentCentres | null {
+  let sum = total ? Number(total.s) : 0;
+  let count = total ? Number(total.n) : 0;
+  const h: Histogram = { ...(total?.h ?? {}) };
+  for (const part of parts) {
+    sum += Number(part.s);
+    count += Number(part.n);
+    for (const value in part.h) h[value] = (h[value] ?? 0) + Number(part.h[value] ?? 0);
+  }
+  if (!(count > 0)) return null;
+  // The mean to 0.01 minute: the summaries keep it so, and the backtest reads what they would.
+  return { mean: Math.round((sum / count) * 100) / 100, median: weightedMedianOf(h) };
+}
+
+/** An hourly average as the rollups hold it, with its recency-weighted centres (never published). */
+export type ProfileAverage = HourlyAverage & { recent?: RecentCentres };
+
+/**
  * What a port's rollups hold, per bucket (`<dayOfWeek>#<hour>`): each unsettled date's part
  * (`direction#mode#lane|YYYY-MM-DD` -> sum and count) and the newest settled date, at or before
  * which no part is ever written again (its total holds it).
@@ -83,8 +204,11 @@ export type StoredParts = Map<
 export interface RollupStore {
   /** Absolute writes of each date's contribution (idempotent). */
   putContributions(contributions: readonly RollupContribution[]): Promise<void>;
-  /** Every bucket of a port, summed over its dates. */
-  averages(portId: string): Promise<HourlyAverage[]>;
+  /**
+   * Every bucket of a port, summed over its dates, with its recency-weighted centres where kept
+   * (`recent`: internal, the published averages documents leave it out).
+   */
+  averages(portId: string): Promise<ProfileAverage[]>;
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');

@@ -297,5 +297,17 @@ export function buildAverageDocuments(
   port: { id: string; slug: string },
   averages: readonly HourlyAverage[],
 ): BuiltDocument[] {
-  return buildPortDocuments(port, DOCUMENT_KEYS.averages, CACHE_CONTROL.averages, averages);
+  // The public fields only: the rollups hand the forecast more (its recency-weighted centres).
+  const published: HourlyAverage[] = averages.map((a) => ({
+    portId: a.portId,
+    direction: a.direction,
+    mode: a.mode,
+    lane: a.lane,
+    dayOfWeek: a.dayOfWeek,
+    hour: a.hour,
+    averageDelayMinutes: a.averageDelayMinutes,
+    medianDelayMinutes: a.medianDelayMinutes,
+    samples: a.samples,
+  }));
+  return buildPortDocuments(port, DOCUMENT_KEYS.averages, CACHE_CONTROL.averages, published);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type Centre,
   defaultWeights,
   type IssuedPort,
   issuePort,
@@ -10,7 +11,13 @@ import {
   profileFromAverages,
   profileFromTypical,
 } from '../../../../functions/core/forecast/forecast.ts';
-import { learnerOf, type PortRecord, quantilerOf } from '../../../../functions/core/forecast/skill.ts';
+import {
+  centreOf,
+  learnerOf,
+  MIN_N,
+  type PortRecord,
+  quantilerOf,
+} from '../../../../functions/core/forecast/skill.ts';
 import type { HourlyAverage } from '../../../../functions/core/model.ts';
 import { utcToZoned, zonedToUtc } from '../../../../functions/core/time.ts';
 
@@ -180,5 +187,57 @@ describe('learning from the record', () => {
     const quantiles = quantilerOf(record);
     expect(quantiles(KEY, 60, 'model', levelBand(3))).toEqual([-0.05, 0, 0.05]);
     expect(quantiles(KEY, 60, 'model', levelBand(50))).toEqual([-0.4, 0, 0.4]);
+  });
+});
+
+describe('recency-weighted profile centres', () => {
+  const issuedMs = Date.parse('2026-05-06T17:00:00Z');
+  /** All history at 10 minutes; the recency-weighted mean 18 and median 16 (or none kept). */
+  const averages = (recent: boolean) =>
+    flatAverages(10, 40).map((a) => (recent ? { ...a, recent: { mean: 18, median: 16 } } : a));
+  const centred = (centre: Centre) => () => ({ weights: [0, 0, 0] as [number, number, number], centre });
+  const baseAt = (profile: Map<string, LaneProfile>, centre: Centre) =>
+    issue(issuedMs, profile, [{ atMs: issuedMs - 3_600_000, delayMinutes: 12 }], {
+      learned: centred(centre),
+    }).lanes[0]?.points.find((p) => p.horizonMinutes === 240)?.basis;
+
+  it('starts from the centre the lane chose, and keeps all four centres for the record to score', () => {
+    const profile = profileFromAverages(averages(true));
+    expect(baseAt(profile, 'median')?.base).toBe(10);
+    expect(baseAt(profile, 'recent-median')?.base).toBe(16);
+    expect(baseAt(profile, 'recent-mean')?.base).toBe(18);
+    expect(baseAt(profile, 'median')?.centres).toEqual([10, 10, 18, 16]);
+  });
+
+  it('reads the all-history centres as the recent ones where the rollups kept none', () => {
+    const profile = profileFromAverages(averages(false));
+    expect(baseAt(profile, 'recent-median')?.base).toBe(10);
+    expect(baseAt(profile, 'recent-mean')?.centres).toEqual([10, 10, 10, 10]);
+  });
+
+  it('chooses the centre with the lowest past error once it has enough targets', () => {
+    const n = MIN_N;
+    // [|a - mean|, |a - median|, n, |a - recent mean|, |a - recent median|, n recent]
+    expect(centreOf([300, 200, n, 250, 150, n])).toBe('recent-median');
+    expect(centreOf([300, 200, n, 100, 150, n])).toBe('recent-mean');
+    expect(centreOf([100, 200, n, 150, 150, n])).toBe('mean');
+    // A tie keeps the simpler centre; recent ones with too few targets, or none scored, do not count.
+    expect(centreOf([200, 200, n, 200, 200, n])).toBe('median');
+    expect(centreOf([300, 200, n, 10, 10, n - 1])).toBe('median');
+    expect(centreOf([300, 200, n])).toBe('median');
+    expect(centreOf([300, 200, n - 1, 10, 10, n])).toBeNull();
+    // Per target: the recent sums may cover fewer targets (records kept before them).
+    expect(centreOf([2 * 200, 2 * 190, 2 * n, 185, 180, n])).toBe('recent-median');
+  });
+
+  it('learns the recent centre from scored targets: the learner serves it at every horizon', () => {
+    const ctr = [400, 300, MIN_N, 200, 100, MIN_N];
+    const record: PortRecord = {
+      [KEY]: { '60': { model: { abs: 0, err: 0, cov: 0, n: MIN_N, hist: {}, ctr } } },
+    };
+    expect(learnerOf(record)(KEY, 60).centre).toBe('recent-median');
+    expect(learnerOf(record)(KEY, 1440).centre).toBe('recent-median');
+    // Another lane of the port without its own record takes the port's choice.
+    expect(learnerOf(record)('into-us#passenger#ready', 60).centre).toBe('recent-median');
   });
 });

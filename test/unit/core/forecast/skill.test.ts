@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { mergeRecords, type PortRecord, type Tally } from '../../../../functions/core/forecast/skill.ts';
+import { quantilesOf } from '../../../../functions/core/forecast/forecast.ts';
+import {
+  addRecord,
+  mergeRecords,
+  type PortRecord,
+  type Tally,
+} from '../../../../functions/core/forecast/skill.ts';
 
 const tally = (n: number, extra: Partial<Tally> = {}): Tally => ({
   abs: 10 * n,
@@ -73,5 +79,38 @@ describe("a slot's merge of the record", () => {
     expect(summed?.bands).toBeUndefined();
     // Merging again gives the same: nothing leaked into the parts.
     expect(mergeRecords(given, { slot: true })).toEqual(slot);
+  });
+});
+
+describe('error histograms', () => {
+  const LANE = 'into-us#passenger#standard';
+  const record = (bands: Tally['bands']): PortRecord => ({
+    [LANE]: { '60': { model: tally(5, { bands }) } },
+  });
+  const bandsOf = (r: PortRecord) => r[LANE]?.['60']?.model?.bands;
+
+  it('a record kept with { bin: count } objects sums with one kept as pairs, into pairs', () => {
+    const merged = mergeRecords([
+      record([{ '-3': 2, '0': 5, '12': 1 }, {}, { '1': 1 }, {}]),
+      record([[0, 4, 7, 1], [], [-1, 2], [3, 3]]),
+    ]);
+    expect(bandsOf(merged)).toEqual([[-3, 2, 0, 9, 7, 1, 12, 1], [], [-1, 2, 1, 1], [3, 3]]);
+  });
+
+  it('taking a part out again drops the bins it emptied, whatever form the part has', () => {
+    for (const part of [record([{ '0': 4, '7': 1 }, {}, {}, {}]), record([[0, 4, 7, 1], [], [], []])]) {
+      const total = mergeRecords([record([[-3, 2, 0, 5], [], [], []]), part]);
+      addRecord(total, part, -1);
+      expect(bandsOf(total)).toEqual([[-3, 2, 0, 5], [], [], []]);
+    }
+  });
+
+  it.each<{ name: string; pairs: number[]; object: Record<string, number> }>([
+    { name: 'below the minimum', pairs: [0, 10], object: { '0': 10 } },
+    { name: 'one bin', pairs: [2, 40], object: { '2': 40 } },
+    { name: 'three bins', pairs: [-2, 10, 0, 79, 3, 11], object: { '3': 11, '-2': 10, '0': 79 } },
+    { name: 'a bin beyond the dense range', pairs: [-1, 20, 5000, 20], object: { '5000': 20, '-1': 20 } },
+  ])('quantiles of pairs and of the object kept before agree: $name', ({ pairs, object }) => {
+    expect(quantilesOf(pairs)).toEqual(quantilesOf(object));
   });
 });
