@@ -540,12 +540,29 @@ export function createObservationStore(
         ExpressionAttributeValues: { ':m': Object.fromEntries(entries), ':ttl': ttlOf(sk) },
         ReturnValues: 'ALL_NEW',
       });
+    // An hour never written: created with nothing sent back, the item being what the write set
+    // (an hour item holds `m` or a compacted `c` from its first write on, so one with neither is
+    // one never written). An hour compacted meanwhile takes `create`, which returns the item.
+    const fresh = () =>
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: portId, sk },
+        UpdateExpression: 'SET #m = :m, #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(#m) AND attribute_not_exists(#c)',
+        ExpressionAttributeNames: { '#m': 'm', '#ttl': 'ttl', '#c': 'c' },
+        ExpressionAttributeValues: { ':m': Object.fromEntries(entries), ':ttl': ttlOf(sk) },
+      });
     const newest = newestHour.get(portId);
-    const attempts = newest !== undefined && newest < sk ? [create, update] : [update, create];
+    const attempts = newest !== undefined && newest < sk ? [fresh, update, create] : [update, create];
     for (;;) {
       for (const attempt of attempts) {
         try {
-          remember((await doc.send(attempt())).Attributes);
+          const result = await doc.send(attempt());
+          remember(
+            attempt === fresh
+              ? { pk: portId, sk, m: Object.fromEntries(entries), ttl: ttlOf(sk) }
+              : result.Attributes,
+          );
           return;
         } catch (error: unknown) {
           if (!isConditionFailure(error)) throw error;
