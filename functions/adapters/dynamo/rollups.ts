@@ -40,10 +40,12 @@ interface BucketSummary {
 export const summarySk = (dayOfWeek: number) => `avg#${dayOfWeek}`;
 const SUMMARY_PREFIX = 'avg#';
 /**
- * How long summaries this process read or wrote stand for the stored ones. Every summary write
- * returns its whole item (`ReturnValues: ALL_NEW`, no read), which refreshes the copy; the one
- * ingest writer (the others only read) keeps its copies current, and a full read every few
- * minutes bounds what another writer's change could leave unseen.
+ * How long summaries this process read or wrote stand for the stored ones. A summary write to a
+ * day held here returns only what it set and its write count `n` (`UPDATED_NEW`), and the copy is
+ * updated in place when `n` shows no other write between (else the item is read again); a write to
+ * a day not held returns the whole item (`ALL_NEW`). The one ingest writer (the others only read)
+ * keeps its copies current, and a full read every few minutes bounds what another writer's change
+ * could leave unseen.
  */
 const SUMMARY_CACHE_MS = 5 * 60_000;
 /** `w#6#08`: Saturday, 8 am port-local. */
@@ -220,7 +222,8 @@ export async function loadRollups(
  * date is idempotent; map `t` holds each lane's settled total. No TTL: the averages outlive the
  * 14-day raw window.
  *
- * Summary: every write returns the bucket item (`ReturnValues: ALL_NEW`, no read), from which the
+ * Summary: every write returns the bucket item (`ReturnValues: ALL_NEW`, no read; a create, which
+ * sets the whole item, is its own copy), from which the
  * bucket's `[sum, count, exact median]` per lane goes into the port's summary item
  * (sk = `avg`, map `s`), guarded by the bucket's revision `r` (incremented by every write) so an
  * older computation never replaces a newer one. A port's averages are then one GetItem.
@@ -260,7 +263,9 @@ export function createRollupStore(
       }
       for (const attempt of attempts) {
         try {
-          return (await doc.send(attempt(portId, sk, pending))).Attributes;
+          const result = await doc.send(attempt(portId, sk, pending));
+          // A create returns nothing: the item is what it set (see `create`).
+          return attempt === create ? createdItem(portId, sk, pending) : result.Attributes;
         } catch (error: unknown) {
           if (!isConditionFailure(error)) throw error;
         }
@@ -303,7 +308,12 @@ export function createRollupStore(
     });
   }
 
-  /** Creates a bucket item holding the parts, unless it exists. */
+  /**
+   * Creates a bucket item holding the parts, unless it exists. It asks for no item back: a create
+   * that applies leaves exactly these parts, an empty total and revision 1 (no bucket item lacks
+   * `p` but one never created, whose settle version `v` is then absent too), so the copy is built
+   * here ({@link createdItem}) rather than sent back.
+   */
   function create(portId: string, sk: string, pending: ReadonlyMap<string, Part>) {
     return new UpdateCommand({
       TableName: table,
@@ -312,9 +322,17 @@ export function createRollupStore(
       ConditionExpression: 'attribute_not_exists(#p)',
       ExpressionAttributeNames: { '#p': 'p', '#t': 't', '#r': 'r' },
       ExpressionAttributeValues: { ':p': Object.fromEntries(pending), ':empty': {}, ':one': 1 },
-      ReturnValues: 'ALL_NEW',
     });
   }
+
+  /** The bucket item a {@link create} that applied leaves. */
+  const createdItem = (portId: string, sk: string, pending: ReadonlyMap<string, Part>) => ({
+    pk: portId,
+    sk,
+    p: Object.fromEntries(pending),
+    t: {},
+    r: 1,
+  });
 
   /** Whether the port's summary lists the bucket; undefined when its summary is not held here. */
   function isListed(portId: string, bucketSk: string): boolean | undefined {
@@ -356,6 +374,9 @@ export function createRollupStore(
       sets.push(`#s.#h${i} = :s${i}`);
       guards.push(`(attribute_not_exists(#s.#h${i}) OR #s.#h${i}.#r < :r${i})`);
     });
+    // The day as held here: the write returns only what it set, and the copy is updated in place
+    // when the write count shows no other write came between (else the item is read again).
+    const held = summaries.get(portId)?.days.get(sk);
     const result = await doc.send(
       new UpdateCommand({
         TableName: table,
@@ -364,10 +385,26 @@ export function createRollupStore(
         ConditionExpression: ['attribute_exists(#s)', ...guards].join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
+        ReturnValues: held ? 'UPDATED_NEW' : 'ALL_NEW',
       }),
     );
-    remember(portId, result.Attributes);
+    if (!held) {
+      remember(portId, result.Attributes);
+      return;
+    }
+    const writes = Number(result.Attributes?.n);
+    const cached = summaries.get(portId);
+    const current = cached?.days.get(sk);
+    if (cached && current && Number(current.n ?? 0) + 1 === writes) {
+      const set = Object.fromEntries(hours.map(({ hour, summary }) => [hour, summary]));
+      cached.days.set(sk, { ...current, s: { ...(current.s as object), ...set }, n: writes });
+    } else if (cached && (!current || Number(current.n ?? 0) < writes)) {
+      // Another write came between (another writer, or this one's answers out of order).
+      const stored = await doc.send(
+        new GetCommand({ TableName: table, Key: { pk: portId, sk }, ConsistentRead: true }),
+      );
+      remember(portId, stored.Item);
+    }
   }
 
   /** Puts one bucket's summary into its day's summary item unless a newer one is there. */

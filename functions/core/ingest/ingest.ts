@@ -89,6 +89,9 @@ export interface SourceOutcome {
 /** A document with fewer than this share of the last good document's ports is refused. */
 export const MIN_PORT_SHARE = 0.5;
 
+/** Ports whose observations and rollups are written side by side (each a few requests in a row). */
+const PORTS_IN_FLIGHT = 8;
+
 function emptyHealth(source: FeedSource): FeedHealth {
   return {
     source: source.source,
@@ -139,16 +142,24 @@ export function latestOnce(store: LatestStore): LatestStore {
     ports: Map<string, LatestPortState>;
     sightings: Map<Source, LatestSighting>;
   } | null = null;
+  /** The read in flight: calls made while it runs share it rather than reading again. */
+  let reading: Promise<void> | null = null;
   const portKey = (p: LatestPortState) => `${p.portId}#${p.source}`;
+  const read = async () => {
+    const found = await store.all();
+    copy = {
+      readings: new Map(found.readings.map((r) => [laneKey(r), r])),
+      ports: new Map(found.ports.map((p) => [portKey(p), p])),
+      sightings: new Map(found.sightings.map((s) => [s.source, s])),
+    };
+  };
   return {
     async all() {
-      if (copy === null) {
-        const read = await store.all();
-        copy = {
-          readings: new Map(read.readings.map((r) => [laneKey(r), r])),
-          ports: new Map(read.ports.map((p) => [portKey(p), p])),
-          sightings: new Map(read.sightings.map((s) => [s.source, s])),
-        };
+      while (copy === null) {
+        reading ??= read().finally(() => {
+          reading = null;
+        });
+        await reading;
       }
       return {
         readings: [...copy.readings.values()],
@@ -181,15 +192,25 @@ export function latestOnce(store: LatestStore): LatestStore {
 }
 
 /**
- * An item's content, to tell whether it changed: every field but `fetchedAt` (which the source's
- * sighting carries), with object keys sorted at every level (DynamoDB keeps no order in a map).
+ * Whether two items hold the same content: every field but `fetchedAt` (which the source's
+ * sighting carries), at every level, in any key order (DynamoDB keeps no order in a map); a field
+ * set to `undefined` counts as absent, as it is once stored. Compared in place rather than as
+ * JSON, so no string is built per item.
  */
-function contentOf(item: LatestReading | LatestPortState): string {
-  return JSON.stringify(item, (key, value: unknown) => {
-    if (key === 'fetchedAt') return undefined;
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  });
+export function sameContent(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((value, i) => sameContent(value, b[i]));
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const fields = (item: Record<string, unknown>) =>
+    Object.keys(item).filter((key) => key !== 'fetchedAt' && item[key] !== undefined);
+  const keys = fields(left);
+  if (keys.length !== fields(right).length) return false;
+  return keys.every((key) => Object.hasOwn(right, key) && sameContent(left[key], right[key]));
 }
 
 /**
@@ -219,7 +240,7 @@ function latestWrites(
       const key = latestKeyOf(item);
       const stored = beforeByKey.get(key);
       beforeByKey.delete(key);
-      if (!stored || contentOf(stored) !== contentOf(item)) out.push(item);
+      if (!stored || !sameContent(stored, item)) out.push(item);
     }
     // Not carried: absent from now on. Its item is written once, when it goes absent, with the
     // time the sighting gave it until now (no earlier sighting: every item holds its own time).
@@ -244,9 +265,13 @@ function latestWrites(
 export async function runIngestCycle(cycleDeps: IngestDeps): Promise<SourceOutcome[]> {
   const deps = { ...cycleDeps, latest: latestOnce(cycleDeps.latest) };
   const pendingAverages = new Set<string>();
+  // `latest` is read while the feeds download (the store and the publish read it whatever they
+  // bring); a failed read is left to the step that needs it, which reads again and fails there.
+  const warm = deps.latest.all().catch(() => undefined);
   const prepared = await Promise.all(
     deps.sources.map((source) => prepareSource(deps, source, pendingAverages)),
   );
+  await warm;
   await storeDocuments(deps, prepared, pendingAverages);
   const outcomes = await Promise.all(prepared.map((run) => finishSource(deps, run)));
   for (const outcome of outcomes) {
@@ -419,6 +444,15 @@ function refuseIfCollapsed(parsed: ParsedFeed, health: FeedHealth): void {
   }
 }
 
+/** A port-local date-hour whose rollups the new observations change, and their buckets. */
+interface TouchedHour {
+  portId: string;
+  localDate: string;
+  hour: number;
+  zone: string;
+  buckets: Set<string>;
+}
+
 interface StoreResult {
   newObservations: number;
   ports: Set<string>;
@@ -437,10 +471,7 @@ async function store(
   const { readings: known, ports: knownPorts, sightings } = await deps.latest.all();
   const knownByLane = new Map(known.map((r) => [laneKey(r), r]));
   const priorZones = new Map(knownPorts.map((p) => [`${p.source}#${p.portId}`, p.timeZone]));
-  const touched = new Map<
-    string,
-    { portId: string; localDate: string; hour: number; zone: string; buckets: Set<string> }
-  >();
+  const touched = new Map<string, TouchedHour>();
   const plans = documents.map(({ parsed, fetchedAt: fetchedAtMs, health }) => {
     const fetchedAt = new Date(fetchedAtMs).toISOString();
     const { older, forward, portsForward } = ordering(parsed, health, knownByLane);
@@ -480,21 +511,37 @@ async function store(
     return { parsed, health, fetchedAt, older, forward, portsForward, zones, fresh, ports };
   });
 
-  // 1. The new observations of every document.
-  await deps.observations.putMany(plans.flatMap((plan) => plan.fresh));
-
-  // 2. Rollups of the touched port-local date-hours, each recomputed from all its observations
-  //    (one or two hours of them).
-  const contributions = await mapLimit([...touched.values()], 8, async (hour) => {
-    const range = localHourRange(hour.localDate, hour.hour, hour.zone);
-    const hourObservations = await deps.observations.query(hour.portId, range.startMs, range.endMs - 1);
-    return contributionsOfDay(hour.portId, hour.localDate, hour.zone, hourObservations, hour.buckets);
+  // 1. Port by port, several side by side: the port's new observations of every document, then
+  //    the rollups of the port-local date-hours they touched, each recomputed from all its
+  //    observations (one or two hours of them). A port's rollups wait for its own observations
+  //    only, so no step waits for the slowest port of the one before.
+  const freshByPort = new Map<string, Observation[]>();
+  for (const observation of plans.flatMap((plan) => plan.fresh)) {
+    const list = freshByPort.get(observation.portId) ?? [];
+    list.push(observation);
+    freshByPort.set(observation.portId, list);
+  }
+  const touchedByPort = new Map<string, TouchedHour[]>();
+  for (const hour of touched.values()) {
+    touchedByPort.set(hour.portId, [...(touchedByPort.get(hour.portId) ?? []), hour]);
+  }
+  await mapLimit([...freshByPort], PORTS_IN_FLIGHT, async ([portId, observations]) => {
+    await deps.observations.putMany(observations);
+    const hours = touchedByPort.get(portId) ?? [];
+    if (hours.length === 0) return;
+    const contributions = await Promise.all(
+      hours.map(async (hour) => {
+        const range = localHourRange(hour.localDate, hour.hour, hour.zone);
+        const hourObservations = await deps.observations.query(portId, range.startMs, range.endMs - 1);
+        return contributionsOfDay(portId, hour.localDate, hour.zone, hourObservations, hour.buckets);
+      }),
+    );
+    await deps.rollups.putContributions(contributions.flat());
   });
-  await deps.rollups.putContributions(contributions.flat());
 
   return Promise.allSettled(
     plans.map(async ({ parsed, health, fetchedAt, older, forward, portsForward, zones, fresh, ports }) => {
-      // 3. Remember what must be published before latest moves on (a crash after this point
+      // 2. Remember what must be published before latest moves on (a crash after this point
       //    would otherwise leave the averages documents and the events behind).
       health.pendingPublish = [...new Set([...health.pendingPublish, ...ports])];
       const documentTime =
@@ -510,7 +557,7 @@ async function store(
       );
       health.version = await deps.health.put(health);
 
-      // 4. Latest readings and port states, forward only, and only those that changed; then the
+      // 3. Latest readings and port states, forward only, and only those that changed; then the
       //    sighting that stands for the rest (last: a crash before it leaves the last one, whose
       //    times are then those of the items as they were).
       if (!older) {
@@ -531,8 +578,7 @@ async function store(
             sighting: sightings.find((s) => s.source === parsed.source),
           },
         );
-        await deps.latest.putReadings(writes.readings);
-        await deps.latest.putPorts(writes.ports);
+        await Promise.all([deps.latest.putReadings(writes.readings), deps.latest.putPorts(writes.ports)]);
         await deps.latest.putSighting(writes.sighting);
       }
       return { newObservations: fresh.length, ports, older };
@@ -636,10 +682,11 @@ export async function publish(deps: IngestDeps, averagesFor: ReadonlySet<string>
     );
   await write(documents.filter((doc) => isPortDocument(doc.key)));
   await write(documents.filter((doc) => !isPortDocument(doc.key)));
-  for (const h of health) {
-    if (h.pendingPublish.length === 0 && h.pendingEvents.length === 0) continue;
-    await deps.health.put({ ...h, pendingPublish: [], pendingEvents: [] });
-  }
+  await Promise.all(
+    health
+      .filter((h) => h.pendingPublish.length > 0 || h.pendingEvents.length > 0)
+      .map((h) => deps.health.put({ ...h, pendingPublish: [], pendingEvents: [] })),
+  );
 }
 
 /**
