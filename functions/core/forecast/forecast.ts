@@ -6,9 +6,11 @@
  * Method ("model"), per lane and target time T, issued at `issuedAt` from what was known then:
  * 1. If the lane's update cadence (median gap of its recent readings) says no new reading is due
  *    before T, the reading in force at T is the current one: the forecast is that reading.
- * 2. Otherwise: the port-local hour-of-week profile of T (its mean or its median, whichever the
- *    lane's record scores better; blended with a prior profile such as CBP's typical wait where
- *    the lane's own hour has few samples), plus a learned combination of three anomalies (a
+ * 2. Otherwise: the port-local hour-of-week profile of T (its mean or its median, over all the
+ *    lane's history or recency-weighted, each week weighing half as much every
+ *    `RECENT_HALF_LIFE_WEEKS` (8) weeks back: whichever of the four the lane's record scores best
+ *    ({@link Centre}); blended with a prior profile such as CBP's typical wait where the lane's
+ *    own hour has few samples), plus a learned combination of three anomalies (a
  *    reading minus its own hour's profile): today's (the last hour's readings), its change over
  *    the hour before (the trend), and the one at T a day earlier. The weights are fitted per lane
  *    and horizon by least squares on the lane's past pairs, shrunk toward the port's lanes pooled
@@ -16,7 +18,9 @@
  *    hands them in ({@link LearnedHorizon}). Never below 0. On a public holiday of the port's
  *    countries (`date-holidays`' public days, tabled by `npm run holidays`: US and MX, or US and
  *    CA) the hour's profile is a blend of Sunday's and the weekday's, weighed by which fitted the
- *    holiday's readings so far (half each before any).
+ *    holiday's readings so far (half each before any). The recency-weighted centres come from the
+ *    rollups' decayed settled totals with the unsettled dates at weight 1 (history/rollups.ts,
+ *    `foldDecayed`, `recentCentresOf`); the backtest keeps the same state as its readings arrive.
  * Intervals (and the model's median correction): the 10th, 50th and 90th percentiles of the
  * method's own past relative errors on the lane, horizon and level band of the forecast
  * ({@link LEVEL_BANDS}, {@link intervalFor}), so a long wait gets the wider band it needs.
