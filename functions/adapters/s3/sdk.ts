@@ -30,6 +30,9 @@ export function s3ClientConfig(options: S3Options = {}): S3ClientConfig {
   const local = Boolean(options.endpoint);
   return {
     region: options.region ?? 'us-east-1',
+    // The middleware stack resolved once per command class rather than once per request (nothing
+    // adds middleware to a client after its first request): a cycle puts a hundred documents.
+    cacheMiddleware: true,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(local
       ? {
