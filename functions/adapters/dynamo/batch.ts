@@ -12,9 +12,10 @@ export async function batchPut(
   table: string,
   items: readonly Record<string, unknown>[],
 ): Promise<void> {
-  // Four requests in flight: the items' keys are distinct (as one BatchWriteItem requires of its
-  // own), so the order of the requests does not matter.
-  await mapLimit(chunks(items, 25), 4, async (chunk) => {
+  // Eight requests in flight (a new hour rewrites most of `latest`: about 17 of them): the items'
+  // keys are distinct (as one BatchWriteItem requires of its own), so the order of the requests
+  // does not matter.
+  await mapLimit(chunks(items, 25), 8, async (chunk) => {
     let requests = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; requests.length > 0; attempt += 1) {
       if (attempt >= ATTEMPTS)

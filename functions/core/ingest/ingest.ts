@@ -90,7 +90,7 @@ export interface SourceOutcome {
 export const MIN_PORT_SHARE = 0.5;
 
 /** Ports whose observations and rollups are written side by side (each a few requests in a row). */
-const PORTS_IN_FLIGHT = 8;
+const PORTS_IN_FLIGHT = 16;
 
 function emptyHealth(source: FeedSource): FeedHealth {
   return {
