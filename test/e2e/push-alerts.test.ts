@@ -5,7 +5,8 @@
  * service on loopback TLS, bound to the VAPID key the page passed. Everything else is real: the
  * page's script, the service worker registration, the notification permission, the edge, the api
  * function, the ingest's delivery (decrypted by the stand-in), the service worker's `push` handler
- * (a push delivered through the DevTools protocol shows the notification), and the deletion.
+ * (a push delivered through the DevTools protocol shows the notification), and the deletion; and
+ * the move of the alerts to a new subscription when the browser replaced the old one.
  */
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
@@ -177,6 +178,98 @@ describe.skipIf(skipReason !== '')(
         new ScanCommand({ TableName: 'push-alerts' }),
       );
       expect((items2.Items ?? []).filter((item) => item.endpoint === subscription.endpoint)).toEqual([]);
+      await context.close();
+    });
+
+    it("moves the alerts to the browser's new subscription when the old one is gone", async () => {
+      const first = push.subscribe(publicKey);
+      const second = push.subscribe(publicKey);
+      const origin = stack.service.url;
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      await context.grantPermissions(['notifications'], { origin });
+      // The stand-in at PushManager, as above, with two subscriptions: subscribe() hands out the one
+      // sessionStorage names next (the first by default), getSubscription() the one it handed out.
+      await context.addInitScript(
+        ({ subscriptions }) => {
+          const fake = (json: (typeof subscriptions)[number]) => ({
+            endpoint: json.endpoint,
+            expirationTime: null,
+            options: { userVisibleOnly: true, applicationServerKey: null },
+            toJSON: () => json,
+            getKey: () => null,
+            unsubscribe: async () => {
+              sessionStorage.removeItem('stand-in-subscription');
+              return true;
+            },
+          });
+          PushManager.prototype.subscribe = async function subscribe() {
+            const next = sessionStorage.getItem('stand-in-next') ?? '0';
+            sessionStorage.setItem('stand-in-subscription', next);
+            return fake(
+              subscriptions[Number(next)] as (typeof subscriptions)[number],
+            ) as unknown as PushSubscription;
+          };
+          PushManager.prototype.getSubscription = async function getSubscription() {
+            const made = sessionStorage.getItem('stand-in-subscription');
+            const json = made === null ? undefined : subscriptions[Number(made)];
+            return (json ? fake(json) : null) as PushSubscription | null;
+          };
+        },
+        { subscriptions: [first, second] },
+      );
+      const page = await context.newPage();
+      page.setDefaultTimeout(SLOW);
+      await page.goto(`${origin}/ports/otay-mesa-passenger/`);
+      await page.getByText('Wait alerts on this device').click();
+      const lane = page.locator('#push-lane');
+      await expect.poll(() => lane.locator('option').count(), { timeout: SLOW }).toBeGreaterThan(3);
+      await lane.selectOption('into-us|passenger|standard');
+      await page.getByLabel('Notify me when the wait is below (minutes)').fill('240');
+      const posted = page.waitForResponse((r) => r.url().endsWith('/push/subscriptions'));
+      await page.getByRole('button', { name: 'Notify me' }).click();
+      expect((await posted).status()).toBe(201);
+      await page.getByText(/^Alert set:/).waitFor();
+      type Held = { id: string; endpoint?: string; portId: string; lane: string; below: number };
+      const heldNow = () =>
+        page.evaluate(
+          () => JSON.parse(localStorage.getItem('border-waits:push-alerts') ?? '[]') as Held[],
+        ) as Promise<Held[]>;
+      const [made] = await heldNow();
+      expect(made?.endpoint).toBe(first.endpoint);
+
+      // The browser dropped the subscription (its push service expired it); its next one is the second.
+      await page.evaluate(() => {
+        sessionStorage.removeItem('stand-in-subscription');
+        sessionStorage.setItem('stand-in-next', '1');
+      });
+      const remade = page.waitForResponse(
+        (r) => r.url().endsWith('/push/subscriptions') && r.request().method() === 'POST',
+      );
+      const deleted = page.waitForResponse(
+        (r) => r.url().endsWith(`/push/subscriptions/${made?.id}`) && r.request().method() === 'DELETE',
+      );
+      // Alerts are held: the section opens by itself on the next visit and moves them.
+      await page.reload();
+      expect((await remade).status()).toBe(201);
+      expect((await deleted).status()).toBe(204);
+      await expect.poll(async () => (await heldNow())[0]?.endpoint).toBe(second.endpoint);
+      const [moved] = await heldNow();
+      expect(moved).toMatchObject({ portId: made?.portId, lane: 'standard', below: 240 });
+      expect(moved?.id).not.toBe(made?.id);
+      await expect.poll(() => page.locator('#push-list li').count()).toBe(1);
+
+      // The service holds the alert for the second subscription only, and the next dip goes there.
+      const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+      const { createDocumentClient } = await import('../../functions/adapters/dynamo/client.ts');
+      const stored = await createDocumentClient({ endpoint: stack.service.endpoints.dynamodb }).send(
+        new ScanCommand({ TableName: 'push-alerts' }),
+      );
+      const endpoints = (stored.Items ?? []).map((item) => item.endpoint);
+      expect(endpoints.filter((e) => e === first.endpoint)).toEqual([]);
+      expect(endpoints.filter((e) => e === second.endpoint)).toHaveLength(1);
+      await stack.service.ingestNow();
+      expect(push.messages(second.endpoint)).toHaveLength(1);
+      expect(push.messages(first.endpoint)).toHaveLength(0);
       await context.close();
     });
   },

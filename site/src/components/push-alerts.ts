@@ -2,7 +2,8 @@
  * Wait alerts by Web Push on a port page and under My crossings: subscribe this browser
  * (`PushManager.subscribe` with the service's VAPID key, then `POST /push/subscriptions`), list
  * the alerts this browser holds (kept in localStorage with their delete tokens, which the server
- * shows only once), renew them (`PUT`) so they outlive the 90 days, and delete them (`DELETE`).
+ * shows only once), renew them (`PUT`) so they outlive the 90 days, delete them (`DELETE`), and
+ * move them to the browser's new subscription when it replaced the one they were made for.
  */
 import { laneOffered } from '../../../functions/core/alerts/push-lanes';
 import type { Direction, Lane, Mode } from '../../../functions/core/model';
@@ -31,6 +32,10 @@ interface HeldAlert {
   renewedAt: number;
   /** The lane as the form named it when the alert was made. */
   laneText?: string;
+  /** The push subscription (its endpoint) the alert was made for; absent on alerts kept before it was stored. */
+  endpoint?: string;
+  /** The language the alert's messages are written in (absent: the page's). */
+  lang?: string;
 }
 
 const RENEW_EVERY_MS = 7 * 86_400_000;
@@ -153,6 +158,33 @@ async function problemText(response: Response): Promise<string> {
   }
 }
 
+/** The service's VAPID public key (base64url). */
+async function vapidKey(): Promise<string> {
+  const response = await fetch('/push/vapid-public-key', { headers: { accept: 'application/json' } });
+  if (!response.ok) throw new Error(await problemText(response));
+  return ((await response.json()) as { publicKey: string }).publicKey;
+}
+
+type AlertSettings = Pick<HeldAlert, 'portId' | 'direction' | 'mode' | 'lane' | 'below' | 'quiet'>;
+
+/** `POST /push/subscriptions`: the response, 201 with the new alert's id and token when made. */
+function postAlert(
+  subscription: PushSubscription,
+  alert: AlertSettings,
+  alertLang: string,
+): Promise<Response> {
+  const { portId, direction, mode, lane, below, quiet } = alert;
+  return fetch('/push/subscriptions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, application/problem+json' },
+    body: JSON.stringify({
+      subscription: subscription.toJSON(),
+      alert: { port_id: portId, direction, mode, lane, below_minutes: below, ...(quiet ? { quiet } : {}) },
+      lang: alertLang,
+    }),
+  });
+}
+
 async function subscribe(event: SubmitEvent): Promise<void> {
   event.preventDefault();
   const data = new FormData(form);
@@ -167,36 +199,23 @@ async function subscribe(event: SubmitEvent): Promise<void> {
   say(p.working);
   try {
     if ((await Notification.requestPermission()) !== 'granted') return say(p.denied);
-    const keyResponse = await fetch('/push/vapid-public-key', { headers: { accept: 'application/json' } });
-    if (!keyResponse.ok) return say(p.failed.replace('{detail}', await problemText(keyResponse)));
-    const { publicKey } = (await keyResponse.json()) as { publicKey: string };
     const manager = (await registration()).pushManager;
     const subscription =
       (await manager.getSubscription()) ??
-      (await manager.subscribe({ userVisibleOnly: true, applicationServerKey: publicKey }));
-    const response = await fetch('/push/subscriptions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, application/problem+json' },
-      body: JSON.stringify({
-        subscription: subscription.toJSON(),
-        alert: { port_id: port.id, direction, mode, lane, below_minutes: below, ...(quiet ? { quiet } : {}) },
-        lang,
-      }),
-    });
+      (await manager.subscribe({ userVisibleOnly: true, applicationServerKey: await vapidKey() }));
+    const settings: AlertSettings = { portId: port.id, direction, mode, lane, below, quiet };
+    const response = await postAlert(subscription, settings, lang);
     if (response.status !== 201) return say(p.failed.replace('{detail}', await problemText(response)));
     const { id, token } = (await response.json()) as { id: string; token: string };
     const alert: HeldAlert = {
       id,
       token,
-      portId: port.id,
+      ...settings,
       portName: port.name,
-      direction,
-      mode,
-      lane,
-      below,
-      quiet,
       renewedAt: Date.now(),
       laneText: laneSelect.selectedOptions[0]?.textContent ?? undefined,
+      endpoint: subscription.endpoint,
+      lang,
     };
     keep([...held(), alert]);
     render();
@@ -230,6 +249,43 @@ async function remove(id: string): Promise<void> {
   if (rest.length === 0 && supported) {
     // No alert left: this browser need not stay subscribed.
     await (await (await registration()).pushManager.getSubscription())?.unsubscribe().catch(() => false);
+  }
+}
+
+/**
+ * Moves the alerts this browser holds to its current push subscription when the browser replaced
+ * the one they were made for (push services expire and rotate subscriptions; the old endpoint then
+ * answers 410 and the service forgets its alerts): each is made again on the current subscription,
+ * or a new one when the browser holds none, with its own settings, and the old one is deleted (a
+ * 404 when the service already forgot it). An alert that cannot be made again now is kept as it
+ * is, for the next visit. Alerts kept before their endpoint was stored move only when the browser
+ * holds no subscription at all.
+ */
+async function reattach(): Promise<void> {
+  const alerts = held();
+  if (alerts.length === 0 || Notification.permission !== 'granted') return;
+  const manager = (await registration()).pushManager;
+  let subscription = await manager.getSubscription();
+  const moving = alerts.filter(
+    (alert) => !subscription || (alert.endpoint !== undefined && alert.endpoint !== subscription.endpoint),
+  );
+  if (moving.length === 0) return;
+  subscription ??= await manager.subscribe({ userVisibleOnly: true, applicationServerKey: await vapidKey() });
+  let moved = 0;
+  for (const alert of moving) {
+    const response = await postAlert(subscription, alert, alert.lang ?? lang).catch(() => null);
+    if (response?.status !== 201) continue;
+    const { id, token } = (await response.json()) as { id: string; token: string };
+    await fetch(`/push/subscriptions/${encodeURIComponent(alert.id)}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${alert.token}` },
+    }).catch(() => null);
+    Object.assign(alert, { id, token, endpoint: subscription.endpoint, renewedAt: Date.now() });
+    moved++;
+  }
+  if (moved > 0) {
+    keep(alerts);
+    render();
   }
 }
 
@@ -270,4 +326,8 @@ list.addEventListener('click', (event) => {
   const button = (event.target as HTMLElement).closest<HTMLElement>('[data-delete]');
   if (button?.dataset.delete) void remove(button.dataset.delete);
 });
-renew().catch(() => undefined);
+// Moved first: an alert the service forgot with its old subscription is made again, not dropped.
+(supported ? reattach() : Promise.resolve())
+  .catch(() => undefined)
+  .then(renew)
+  .catch(() => undefined);
