@@ -9,7 +9,7 @@
  * the move of the alerts to a new subscription when the browser replaced the old one.
  */
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PushServiceStandIn } from '../../infra/local/push-service.ts';
 import { buildSiteIfStale } from '../../scripts/site-build.ts';
@@ -58,20 +58,21 @@ describe.skipIf(skipReason !== '')(
       await push?.stop();
     });
 
-    it('subscribes, lists, receives a message, and deletes the alert', async () => {
-      const subscription = push.subscribe(publicKey);
-      const origin = stack.service.url;
+    /**
+     * A phone-sized page whose origin may notify, with the stand-in at `PushManager`: subscribe()
+     * hands out the subscription sessionStorage names next (`stand-in-next`, the first by default)
+     * and records the key the page asked for; getSubscription() answers the one it handed out;
+     * unsubscribe() forgets it and counts.
+     */
+    async function pageWithStandIn(subscriptions: ReturnType<PushServiceStandIn['subscribe']>[]) {
       const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-      await context.grantPermissions(['notifications'], { origin });
-      // The stand-in at PushManager: subscribe() hands out the stand-in's subscription and records the
-      // key the page asked for; getSubscription() answers what subscribe() made; unsubscribe() forgets it.
+      await context.grantPermissions(['notifications'], { origin: stack.service.url });
       await context.addInitScript(
-        ({ json }) => {
+        ({ list }) => {
           const state = globalThis as unknown as { pushCalls: string[]; unsubscribed: number };
           state.pushCalls = [];
           state.unsubscribed = 0;
-          const made = () => sessionStorage.getItem('stand-in-subscription') === 'yes';
-          const fake = {
+          const fake = (json: (typeof list)[number]) => ({
             endpoint: json.endpoint,
             expirationTime: null,
             options: { userVisibleOnly: true, applicationServerKey: null },
@@ -82,21 +83,29 @@ describe.skipIf(skipReason !== '')(
               state.unsubscribed += 1;
               return true;
             },
-          };
+          });
           PushManager.prototype.subscribe = async function subscribe(options?: PushSubscriptionOptionsInit) {
             state.pushCalls.push(String(options?.applicationServerKey));
-            sessionStorage.setItem('stand-in-subscription', 'yes');
-            return fake as unknown as PushSubscription;
+            const next = sessionStorage.getItem('stand-in-next') ?? '0';
+            sessionStorage.setItem('stand-in-subscription', next);
+            return fake(list[Number(next)] as (typeof list)[number]) as unknown as PushSubscription;
           };
           PushManager.prototype.getSubscription = async function getSubscription() {
-            return (made() ? fake : null) as PushSubscription | null;
+            const made = sessionStorage.getItem('stand-in-subscription');
+            const json = made === null ? undefined : list[Number(made)];
+            return (json ? fake(json) : null) as PushSubscription | null;
           };
         },
-        { json: subscription },
+        { list: subscriptions },
       );
       const page = await context.newPage();
       page.setDefaultTimeout(SLOW);
-      await page.goto(`${origin}/ports/otay-mesa-passenger/`);
+      return { context, page };
+    }
+
+    /** On Otay Mesa's page, sets an alert: into the US, passenger standard, below 240 minutes. */
+    async function setAlert(page: Page): Promise<void> {
+      await page.goto(`${stack.service.url}/ports/otay-mesa-passenger/`);
       // The section is closed and its code not loaded until the traveller opens it.
       await page.getByText('Wait alerts on this device').click();
       const lane = page.locator('#push-lane');
@@ -108,6 +117,12 @@ describe.skipIf(skipReason !== '')(
       await page.getByRole('button', { name: 'Notify me' }).click();
       expect((await posted).status()).toBe(201);
       await page.getByText(/^Alert set:/).waitFor();
+    }
+
+    it('subscribes, lists, receives a message, and deletes the alert', async () => {
+      const subscription = push.subscribe(publicKey);
+      const { context, page } = await pageWithStandIn([subscription]);
+      await setAlert(page);
       const items = page.locator('#push-list li');
       await expect.poll(() => items.count()).toBe(1);
       expect(await items.first().textContent()).toContain(
@@ -146,7 +161,7 @@ describe.skipIf(skipReason !== '')(
           async () => {
             if ((await shown()).length === 0) {
               await cdp.send('ServiceWorker.deliverPushMessage', {
-                origin: `${origin}/`,
+                origin: `${stack.service.url}/`,
                 registrationId,
                 data: JSON.stringify(message.payload),
               });
@@ -184,51 +199,8 @@ describe.skipIf(skipReason !== '')(
     it("moves the alerts to the browser's new subscription when the old one is gone", async () => {
       const first = push.subscribe(publicKey);
       const second = push.subscribe(publicKey);
-      const origin = stack.service.url;
-      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-      await context.grantPermissions(['notifications'], { origin });
-      // The stand-in at PushManager, as above, with two subscriptions: subscribe() hands out the one
-      // sessionStorage names next (the first by default), getSubscription() the one it handed out.
-      await context.addInitScript(
-        ({ subscriptions }) => {
-          const fake = (json: (typeof subscriptions)[number]) => ({
-            endpoint: json.endpoint,
-            expirationTime: null,
-            options: { userVisibleOnly: true, applicationServerKey: null },
-            toJSON: () => json,
-            getKey: () => null,
-            unsubscribe: async () => {
-              sessionStorage.removeItem('stand-in-subscription');
-              return true;
-            },
-          });
-          PushManager.prototype.subscribe = async function subscribe() {
-            const next = sessionStorage.getItem('stand-in-next') ?? '0';
-            sessionStorage.setItem('stand-in-subscription', next);
-            return fake(
-              subscriptions[Number(next)] as (typeof subscriptions)[number],
-            ) as unknown as PushSubscription;
-          };
-          PushManager.prototype.getSubscription = async function getSubscription() {
-            const made = sessionStorage.getItem('stand-in-subscription');
-            const json = made === null ? undefined : subscriptions[Number(made)];
-            return (json ? fake(json) : null) as PushSubscription | null;
-          };
-        },
-        { subscriptions: [first, second] },
-      );
-      const page = await context.newPage();
-      page.setDefaultTimeout(SLOW);
-      await page.goto(`${origin}/ports/otay-mesa-passenger/`);
-      await page.getByText('Wait alerts on this device').click();
-      const lane = page.locator('#push-lane');
-      await expect.poll(() => lane.locator('option').count(), { timeout: SLOW }).toBeGreaterThan(3);
-      await lane.selectOption('into-us|passenger|standard');
-      await page.getByLabel('Notify me when the wait is below (minutes)').fill('240');
-      const posted = page.waitForResponse((r) => r.url().endsWith('/push/subscriptions'));
-      await page.getByRole('button', { name: 'Notify me' }).click();
-      expect((await posted).status()).toBe(201);
-      await page.getByText(/^Alert set:/).waitFor();
+      const { context, page } = await pageWithStandIn([first, second]);
+      await setAlert(page);
       type Held = { id: string; endpoint?: string; portId: string; lane: string; below: number };
       const heldNow = () =>
         page.evaluate(
