@@ -59,6 +59,19 @@ const laneOf = (c: Pick<RollupContribution, 'direction' | 'mode' | 'lane'>) =>
   `${c.direction}#${c.mode}#${c.lane}`;
 const partKey = (c: RollupContribution) => `${laneOf(c)}|${c.localDate}`;
 const partOf = (c: RollupContribution): Part => ({ s: c.sum, n: c.count, h: c.histogram });
+/** The lane of a part's key (`direction#mode#lane|YYYY-MM-DD`). */
+const laneOfKey = (key: string) => key.slice(0, key.indexOf('|'));
+/** The date of a part's key. */
+const dateOfKey = (key: string) => key.slice(key.indexOf('|') + 1);
+
+/** The sum of parts: sums, counts and histograms added. */
+function totalOf(parts: readonly Part[]): Part {
+  return {
+    s: parts.reduce((total, part) => total + Number(part.s), 0),
+    n: parts.reduce((total, part) => total + Number(part.n), 0),
+    h: mergeHistograms(parts.map((part) => part.h ?? {})),
+  };
+}
 
 /**
  * A lane's decayed settled total (`d`); an item settled before decayed totals were kept has its
@@ -93,8 +106,8 @@ function summarize(item: Record<string, unknown>, cutoff: string): BucketSummary
     return parts;
   };
   for (const [key, part] of Object.entries((item.p ?? {}) as Record<string, Part>)) {
-    const parts = laneParts(key.slice(0, key.indexOf('|')));
-    const date = key.slice(key.indexOf('|') + 1);
+    const parts = laneParts(laneOfKey(key));
+    const date = dateOfKey(key);
     parts.all.push(part);
     if (date < cutoff) parts.settling.push({ ...part, date });
     else parts.young.push(part);
@@ -103,10 +116,9 @@ function summarize(item: Record<string, unknown>, cutoff: string): BucketSummary
     laneParts(lane).all.push(part);
   const l: BucketSummary['l'] = {};
   for (const [lane, { all, settling, young }] of lanes) {
-    const sum = all.reduce((total, part) => total + Number(part.s), 0);
-    const count = all.reduce((total, part) => total + Number(part.n), 0);
+    const { s: sum, n: count, h } = totalOf(all);
     if (count <= 0) continue;
-    const median = medianOf(mergeHistograms(all.map((part) => part.h ?? {})));
+    const median = medianOf(h);
     const recent = recentCentresOf(foldDecayed(decayedOf(item, lane), settling), young);
     l[lane] = recent ? [sum, count, median, recent.mean, recent.median] : [sum, count, median];
   }
@@ -179,24 +191,15 @@ export async function loadRollups(
       const totals = new Map<string, (Part & { date: string })[]>();
       let folded = '';
       for (const [key, part] of Object.entries(item.p)) {
-        const date = key.slice(key.indexOf('|') + 1);
+        const date = dateOfKey(key);
         if (date >= cutoff) continue;
-        const lane = key.slice(0, key.indexOf('|'));
+        const lane = laneOfKey(key);
         totals.set(lane, [...(totals.get(lane) ?? []), { ...part, date }]);
         if (date > folded) folded = date;
         delete item.p[key];
       }
       if (totals.size === 0) continue;
-      item.t = Object.fromEntries(
-        [...totals].map(([lane, parts]) => [
-          lane,
-          {
-            s: parts.reduce((total, part) => total + part.s, 0),
-            n: parts.reduce((total, part) => total + part.n, 0),
-            h: mergeHistograms(parts.map((part) => part.h)),
-          },
-        ]),
-      );
+      item.t = Object.fromEntries([...totals].map(([lane, parts]) => [lane, totalOf(parts)]));
       item.d = Object.fromEntries([...totals].map(([lane, parts]) => [lane, foldDecayed(undefined, parts)]));
       item.ft = folded;
       item.v = 1;
@@ -277,14 +280,14 @@ export function createRollupStore(
       );
       const folded = typeof current.Item?.ft === 'string' ? current.Item.ft : null;
       if (folded !== null) {
-        pending = new Map([...pending].filter(([key]) => key.slice(key.indexOf('|') + 1) > folded));
+        pending = new Map([...pending].filter(([key]) => dateOfKey(key) > folded));
       }
     }
   }
 
   /** Sets parts of an existing bucket item, unless one of their dates is already settled. */
   function update(portId: string, sk: string, pending: ReadonlyMap<string, Part>) {
-    const oldest = [...pending.keys()].map((key) => key.slice(key.indexOf('|') + 1)).sort()[0] ?? '';
+    const oldest = [...pending.keys()].map(dateOfKey).sort()[0] ?? '';
     const guardOld = oldest < settledBefore(now());
     const names: Record<string, string> = { '#p': 'p', '#r': 'r' };
     const values: Record<string, unknown> = { ':one': 1 };
@@ -470,13 +473,12 @@ export function createRollupStore(
   async function settle(portId: string, item: Record<string, unknown>): Promise<void> {
     const cutoff = settledBefore(now());
     const parts = (item.p ?? {}) as Record<string, Part>;
-    const old = Object.keys(parts).filter((key) => key.slice(key.indexOf('|') + 1) < cutoff);
+    const old = Object.keys(parts).filter((key) => dateOfKey(key) < cutoff);
     if (old.length === 0) return;
     const totals = new Map<string, (Part & { date: string })[]>();
     for (const key of old) {
-      const lane = key.slice(0, key.indexOf('|'));
-      const date = key.slice(key.indexOf('|') + 1);
-      totals.set(lane, [...(totals.get(lane) ?? []), { ...(parts[key] as Part), date }]);
+      const lane = laneOfKey(key);
+      totals.set(lane, [...(totals.get(lane) ?? []), { ...(parts[key] as Part), date: dateOfKey(key) }]);
     }
     const settled = (item.t ?? {}) as Record<string, Part>;
     // The decayed totals, set whole (the map may not exist yet on an item settled before them):
@@ -500,16 +502,11 @@ export function createRollupStore(
     const values: Record<string, unknown> = { ':next': Number(item.v ?? 0) + 1, ':dec': decayed };
     const sets: string[] = ['#dec = :dec'];
     [...totals].forEach(([lane, folded], i) => {
-      const all = [...folded, ...(settled[lane] ? [settled[lane]] : [])];
       names[`#l${i}`] = lane;
-      values[`:t${i}`] = {
-        s: all.reduce((total, part) => total + Number(part.s), 0),
-        n: all.reduce((total, part) => total + Number(part.n), 0),
-        h: mergeHistograms(all.map((part) => part.h ?? {})),
-      };
+      values[`:t${i}`] = totalOf([...folded, ...(settled[lane] ? [settled[lane]] : [])]);
       sets.push(`#t.#l${i} = :t${i}`);
     });
-    const newest = old.map((key) => key.slice(key.indexOf('|') + 1)).sort();
+    const newest = old.map(dateOfKey).sort();
     const previous = typeof item.ft === 'string' ? item.ft : '';
     values[':ft'] = [previous, ...newest].sort().at(-1);
     old.forEach((key, i) => {
