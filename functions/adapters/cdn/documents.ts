@@ -50,20 +50,24 @@ interface Entry {
   staleUntil: number;
 }
 
+/** A Cache-Control directive's seconds (`max-age=300` -> 300), or null when it is absent. */
+function directiveSeconds(cacheControl: string | null, name: string): number | null {
+  const found = new RegExp(`(?:^|[,\\s])${name}=(\\d+)`).exec((cacheControl ?? '').toLowerCase());
+  return found ? Number(found[1]) : null;
+}
+
 /** Milliseconds a response stays fresh from now: `max-age` less `Age` (RFC 9111 section 4.2). */
 export function freshnessMs(cacheControl: string | null, age: string | null): number {
-  const directives = (cacheControl ?? '').toLowerCase();
-  if (/(^|[,\s])(no-cache|no-store)\b/.test(directives)) return 0;
-  const maxAge = /(?:^|[,\s])max-age=(\d+)/.exec(directives);
-  if (!maxAge) return 0;
+  if (/(^|[,\s])(no-cache|no-store)\b/.test((cacheControl ?? '').toLowerCase())) return 0;
+  const maxAge = directiveSeconds(cacheControl, 'max-age');
+  if (maxAge === null) return 0;
   const ageSeconds = Number(age ?? 0);
-  return Math.max(0, Number(maxAge[1]) - (Number.isFinite(ageSeconds) ? ageSeconds : 0)) * 1000;
+  return Math.max(0, maxAge - (Number.isFinite(ageSeconds) ? ageSeconds : 0)) * 1000;
 }
 
 /** Milliseconds a stale response may still serve when revalidating it fails (`stale-if-error`, RFC 5861). */
 export function staleIfErrorMs(cacheControl: string | null): number {
-  const seconds = /(?:^|[,\s])stale-if-error=(\d+)/.exec((cacheControl ?? '').toLowerCase());
-  return seconds ? Number(seconds[1]) * 1000 : 0;
+  return (directiveSeconds(cacheControl, 'stale-if-error') ?? 0) * 1000;
 }
 
 export function createCdnDocumentStore(options: CdnDocumentStoreOptions): DocumentStore {
