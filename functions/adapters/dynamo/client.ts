@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { withoutSdkLogging } from '../sdk-logging.ts';
 
 /**
  * A DocumentClient. The endpoint comes from `AWS_ENDPOINT_URL_DYNAMODB` when set (the SDK reads it),
@@ -8,13 +9,15 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 export function createDocumentClient(
   options: { endpoint?: string | undefined; region?: string } = {},
 ): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
-    ...(options.endpoint
-      ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-    region: options.region ?? 'us-east-1',
-    maxAttempts: 3,
-  });
+  const client = withoutSdkLogging(
+    new DynamoDBClient({
+      ...(options.endpoint
+        ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+        : {}),
+      region: options.region ?? 'us-east-1',
+      maxAttempts: 3,
+    }),
+  );
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 

@@ -7,6 +7,8 @@
  */
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 
+import { withoutSdkLogging } from '../sdk-logging.ts';
+
 export type S3Sdk = typeof import('@aws-sdk/client-s3');
 
 const sdk = (): Promise<S3Sdk> => import('@aws-sdk/client-s3');
@@ -57,7 +59,7 @@ export function createLazyS3(options: S3Options = {}): LazyS3 {
   return {
     use: () =>
       (made ??= sdk().then((module) => {
-        client = new module.S3Client(s3ClientConfig(options));
+        client = withoutSdkLogging(new module.S3Client(s3ClientConfig(options)));
         return { sdk: module, client };
       })),
     destroy: () => client?.destroy(),
