@@ -61,6 +61,25 @@ export function buildPortDocuments(
   return portDocumentNames(port).map((name) => ({ ...built, key: keyOf(name) }));
 }
 
+/** An own key JSON puts before every other (an array index), whatever the order it was set in. */
+const INDEX_KEY = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * `JSON.stringify({ generatedAt, ...payload })` from the payload's JSON already made: the field
+ * spliced in first rather than the payload serialised again (a slot's forecast documents are
+ * megabytes). Where the splice could differ (the payload has its own `generatedAt`, an index key
+ * JSON would put first, or a `toJSON`), the object is serialised as it is.
+ */
+function stampedJson(payload: object, json: string, generatedAt: string): string {
+  const keys = Object.keys(payload);
+  const plain =
+    typeof (payload as { toJSON?: unknown }).toJSON !== 'function' &&
+    !keys.some((key) => key === 'generatedAt' || INDEX_KEY.test(key));
+  if (!plain) return JSON.stringify({ generatedAt, ...payload });
+  const stamp = `{"generatedAt":${JSON.stringify(generatedAt)}`;
+  return json === '{}' ? `${stamp}}` : `${stamp},${json.slice(1)}`;
+}
+
 /**
  * Builds a document whose body carries `generatedAt` first, and whose hash (of the payload's JSON)
  * ignores it. A body without `generatedAt` is that JSON already, hashed as it is.
@@ -74,7 +93,7 @@ export function buildDocument(
   const json = JSON.stringify(payload);
   const stamped =
     generatedAt !== undefined && payload !== null && typeof payload === 'object' && !Array.isArray(payload);
-  const body = stamped ? JSON.stringify({ generatedAt, ...payload }) : json;
+  const body = stamped ? stampedJson(payload, json, generatedAt) : json;
   return { key, body, cacheControl, contentHash: sha256(json) };
 }
 
