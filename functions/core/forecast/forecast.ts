@@ -701,7 +701,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
             : null;
         if (target.atMs < nextUpdateMs) {
           model = latest.delayMinutes;
-          basis = { raw: model, base, x: null, centres };
+          basis = { raw: model, base, x: null, centres, corrected: undefined };
         } else {
           const x: [number, number, number] = [
             round1(anomaly),
@@ -710,7 +710,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
           ];
           const w = learnedAt.weights;
           model = Math.max(0, base + w[0] * x[0] + w[1] * x[1] + w[2] * x[2]);
-          basis = { raw: round1(model), base: round1(base), x, centres };
+          basis = { raw: round1(model), base: round1(base), x, centres, corrected: undefined };
         }
       } else missingProfile++;
       const values: Record<Method, number | null> = {
@@ -729,12 +729,12 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       };
       const point: IssuedPoint = {
         horizonMinutes: target.h,
+        basis,
         model: triple('model'),
         persistence: triple('persistence'),
         profile: triple('profile'),
         champion: null,
       };
-      if (basis) point.basis = basis;
       if (model !== null && blended.prior) {
         point.prior = blended.prior;
         if (blended.prior === 'typical') fromPrior++;
