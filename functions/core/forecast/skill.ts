@@ -98,8 +98,8 @@ export interface SkillDay {
 export const utcDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /**
- * A new tally, with every field (those it lacks undefined) in one order, as {@link copyTally} makes
- * them: a slot reads millions of tally fields, and objects of one shape keep those reads
+ * A new tally, with every field (those it lacks undefined) in one order ({@link copyTally} fills
+ * one in place): a slot reads millions of tally fields, and objects of one shape keep those reads
  * monomorphic (fields added as scores arrive gave each tally its own hidden class). Undefined
  * fields are not stored.
  */
@@ -230,19 +230,17 @@ function copyHistogram(from: StoredHistogram): ErrorHistogram {
  * 26-day window, so this is most of its work.
  */
 function copyTally(from: Tally, histograms = true, levels = true): Tally {
-  const out: Tally = {
-    abs: 0 + from.abs,
-    err: 0 + from.err,
-    cov: 0 + from.cov,
-    n: 0 + from.n,
-    hist: [],
-    bands: undefined,
-    lvn: from.lvn && levels ? copySums(from.lvn) : undefined,
-    lvc: from.lvc && levels ? copySums(from.lvc) : undefined,
-    reg: from.reg ? copySums(from.reg) : undefined,
-    ctr: from.ctr ? copySums(from.ctr) : undefined,
-    cor: from.cor ? copySums(from.cor) : undefined,
-  };
+  // Filled in place, so the copy keeps emptyTally's layout.
+  const out = emptyTally();
+  out.abs = 0 + from.abs;
+  out.err = 0 + from.err;
+  out.cov = 0 + from.cov;
+  out.n = 0 + from.n;
+  if (from.lvn && levels) out.lvn = copySums(from.lvn);
+  if (from.lvc && levels) out.lvc = copySums(from.lvc);
+  if (from.reg) out.reg = copySums(from.reg);
+  if (from.ctr) out.ctr = copySums(from.ctr);
+  if (from.cor) out.cor = copySums(from.cor);
   if (!histograms) return out;
   out.hist = copyHistogram(from.hist);
   if (from.bands) {
