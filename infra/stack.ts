@@ -121,9 +121,11 @@ export class BorderWaitsStack extends Stack {
     new CfnOutput(this, 'BaseUrl', { value: `https://${domain}` });
     new CfnOutput(this, 'McpUrl', { value: `https://${domain}/mcp` });
     new CfnOutput(this, 'KeysTableName', { value: this.tables.keys.tableName });
-    // For `npm run migrate -- --aws`, which moves stored history into the packed layout.
+    // For `npm run import -- --aws` and `npm run migrate -- --aws`, which write stored history
+    // (under the ingest's lease, an item of the health table).
     new CfnOutput(this, 'ObservationsTableName', { value: this.tables.observations.tableName });
     new CfnOutput(this, 'RollupsTableName', { value: this.tables.rollups.tableName });
+    new CfnOutput(this, 'HealthTableName', { value: this.tables.health.tableName });
   }
 
   /** Logical IDs leave the parts (sections) out: see infra/constructs/logical-ids.ts. */

@@ -7,7 +7,9 @@
  *   npm run import -- --input FILE [--format export|cascade-gateway]
  *                     [--port ID --direction D --mode M --lane L] [--aws]
  */
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { createLeaseStore } from '../functions/adapters/dynamo/lease.ts';
 import { createStores } from '../functions/adapters/stores.ts';
 import { parseConfig, StoreConfigSchema, storeSettingsOf } from '../functions/config.ts';
 import { type ImportReading, type ImportSummary, importReadings } from '../functions/core/history/import.ts';
@@ -16,6 +18,7 @@ import {
   readCascadeGatewayCsv,
   readExportCsv,
 } from '../functions/core/history/import-files.ts';
+import { asAnotherWriter } from '../functions/core/ingest/lease.ts';
 import { DIRECTIONS, LANES, MODES } from '../functions/core/model.ts';
 import { systemClock } from '../functions/core/stores.ts';
 import { attachOrOpenDynamo, runningEndpoints } from '../infra/local/dynamo.ts';
@@ -26,12 +29,17 @@ const USAGE = `usage: npm run import -- --input FILE [--format export|cascade-ga
   --format export           the CSV export_observations writes (default)
   --format cascade-gateway  the Border Data Warehouse's hourly CSV ("Group Starts,Avg - Delay (...)");
                             name its lane: --port 300402 --direction into-us --mode passenger --lane standard
-  --aws                     the deployed tables and bucket: TABLE_OBSERVATIONS, TABLE_ROLLUPS and
-                            BUCKET_DATA name them (stack outputs), AWS credentials and region as the
-                            AWS CLI finds them
-Without --aws: the store under DATA_DIR (default .data), attached to a running npm start or opened here.`;
+  --aws                     the deployed tables and bucket: TABLE_OBSERVATIONS, TABLE_ROLLUPS,
+                            TABLE_HEALTH and BUCKET_DATA name them (stack outputs), AWS credentials
+                            and region as the AWS CLI finds them
+Without --aws: the store under DATA_DIR (default .data), attached to a running npm start or opened here.
+Each port is written under the ingest's lease: the import waits for a cycle in progress, and the
+ingest skips the cycles that fall while a port is written.`;
 
 class UsageError extends Error {}
+
+/** How long one port's writes may hold the ingest's lease (the four-year real file takes seconds). */
+const IMPORT_LEASE_MS = 5 * 60_000;
 
 function options(argv: string[]): Record<string, string | true> {
   const out: Record<string, string | true> = {};
@@ -62,31 +70,31 @@ function count(n: number): string {
 /** Where the stores are: the deployed ones, or the ones under DATA_DIR (attached or opened here). */
 async function openStores(aws: boolean) {
   if (aws) {
-    for (const name of ['TABLE_OBSERVATIONS', 'TABLE_ROLLUPS', 'BUCKET_DATA']) {
+    for (const name of ['TABLE_OBSERVATIONS', 'TABLE_ROLLUPS', 'TABLE_HEALTH', 'BUCKET_DATA']) {
       if (!process.env[name]) {
         throw new UsageError(
-          `with --aws, set ${name} (and TABLE_OBSERVATIONS, TABLE_ROLLUPS, BUCKET_DATA: the stack outputs)`,
+          `with --aws, set ${name} (and TABLE_OBSERVATIONS, TABLE_ROLLUPS, TABLE_HEALTH, BUCKET_DATA: the stack outputs)`,
         );
       }
     }
-    const stores = createStores(storeSettingsOf(parseConfig(StoreConfigSchema, process.env)), systemClock);
-    return { stores, close: async () => stores.dynamo.destroy() };
+    const settings = storeSettingsOf(parseConfig(StoreConfigSchema, process.env));
+    const stores = createStores(settings, systemClock);
+    return { stores, healthTable: settings.tables.health, close: async () => stores.dynamo.destroy() };
   }
   const dataDir = process.env.DATA_DIR ?? '.data';
   const running = await runningEndpoints(dataDir);
   const dynamo = await attachOrOpenDynamo(dataDir);
   const s3 = running?.s3 ? { endpoint: running.s3, close: async () => {} } : await startS3(dataDir);
-  const stores = createStores(
-    storeSettingsOf(
-      parseConfig(StoreConfigSchema, {
-        AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-        AWS_ENDPOINT_URL_S3: s3.endpoint,
-      }),
-    ),
-    systemClock,
+  const settings = storeSettingsOf(
+    parseConfig(StoreConfigSchema, {
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+    }),
   );
+  const stores = createStores(settings, systemClock);
   return {
     stores,
+    healthTable: settings.tables.health,
     async close() {
       stores.dynamo.destroy();
       stores.s3.destroy();
@@ -161,7 +169,7 @@ async function main(): Promise<number> {
     }
     throw error;
   }
-  const { stores, close } = await openStores(args.aws === true);
+  const { stores, healthTable, close } = await openStores(args.aws === true);
   const tty = process.stderr.isTTY === true;
   let shown = 0;
   try {
@@ -169,6 +177,10 @@ async function main(): Promise<number> {
       {
         ...stores,
         clock: systemClock,
+        exclusive: asAnotherWriter(createLeaseStore(stores.dynamo, healthTable), {
+          writer: `import/${randomUUID()}`,
+          ttlMs: IMPORT_LEASE_MS,
+        }),
         progress: (done, total) => {
           if (!tty || (done < total && performance.now() - shown < 200)) return;
           shown = performance.now();

@@ -3,23 +3,31 @@
  * observation, one rollup item per lane and hour of week) into the packed layout (one item per
  * port and UTC hour of observations; one item per port and port-local hour of week of rollups,
  * plus a summary per port). Idempotent and resumable: run it again after any crash; nothing is
- * lost. Run it with the ingest stopped.
+ * lost. It runs under the ingest's lease (the ingest skips its cycles meanwhile); stop the ingest
+ * schedule first all the same.
  *
  *   npm run migrate                  the store under DATA_DIR (default .data), attached to a running
  *                                    npm start or opened here
  *   npm run migrate -- --aws         the deployed tables: TABLE_OBSERVATIONS and TABLE_ROLLUPS name
  *                                    them, AWS credentials and region as the AWS CLI finds them
  */
+import { randomUUID } from 'node:crypto';
 import { createDocumentClient } from '../functions/adapters/dynamo/client.ts';
+import { createLeaseStore } from '../functions/adapters/dynamo/lease.ts';
 import { migrateHistory } from '../functions/adapters/dynamo/migrate.ts';
+import { asAnotherWriter } from '../functions/core/ingest/lease.ts';
 import { attachOrOpenDynamo } from '../infra/local/dynamo.ts';
 import { TABLES } from '../infra/manifest.ts';
 
 const USAGE = `usage: npm run migrate [-- --aws]
 Moves stored history into the packed layout (idempotent; rerun after a crash).
 Without --aws: the store under DATA_DIR (default .data), with or without npm start running.
-With --aws: TABLE_OBSERVATIONS=<stack output> TABLE_ROLLUPS=<stack output> npm run migrate -- --aws
-(AWS credentials and region as the AWS CLI finds them). Stop the ingest schedule first.`;
+With --aws: TABLE_OBSERVATIONS=<stack output> TABLE_ROLLUPS=<stack output> TABLE_HEALTH=<stack output>
+npm run migrate -- --aws (AWS credentials and region as the AWS CLI finds them). Stop the ingest
+schedule first; the migration holds the ingest's lease while it runs (for 30 minutes at most).`;
+
+/** The longest the migration holds the ingest's lease (a crash frees it after this). */
+const MIGRATE_LEASE_MS = 30 * 60_000;
 
 const args = process.argv.slice(2);
 const aws = args.includes('--aws');
@@ -35,23 +43,29 @@ async function main(): Promise<number> {
     return 2;
   }
   const tables = aws
-    ? { observations: process.env.TABLE_OBSERVATIONS, rollups: process.env.TABLE_ROLLUPS }
-    : { observations: TABLES.observations.name, rollups: TABLES.rollups.name };
-  if (!tables.observations || !tables.rollups) {
+    ? {
+        observations: process.env.TABLE_OBSERVATIONS,
+        rollups: process.env.TABLE_ROLLUPS,
+        health: process.env.TABLE_HEALTH,
+      }
+    : { observations: TABLES.observations.name, rollups: TABLES.rollups.name, health: TABLES.health.name };
+  if (!tables.observations || !tables.rollups || !tables.health) {
     console.error(
-      'with --aws, set TABLE_OBSERVATIONS and TABLE_ROLLUPS to the deployed table names (the stack outputs)',
+      'with --aws, set TABLE_OBSERVATIONS, TABLE_ROLLUPS and TABLE_HEALTH to the deployed table names (the stack outputs)',
     );
     return 2;
   }
+  const { observations, rollups, health } = tables;
   const dynamo = aws ? null : await attachOrOpenDynamo(process.env.DATA_DIR ?? '.data');
   const doc = createDocumentClient({ endpoint: dynamo?.endpoint, region: process.env.AWS_REGION });
   try {
     const started = performance.now();
-    const result = await migrateHistory(
-      doc,
-      { observations: tables.observations, rollups: tables.rollups },
-      Date.now,
-      (line) => console.log(line),
+    const exclusive = asAnotherWriter(createLeaseStore(doc, health), {
+      writer: `migrate/${randomUUID()}`,
+      ttlMs: MIGRATE_LEASE_MS,
+    });
+    const result = await exclusive(() =>
+      migrateHistory(doc, { observations, rollups }, Date.now, (line) => console.log(line)),
     );
     console.log(
       `migrated: ${result.observations} observations, ${result.rollupItems} rollup items, ` +

@@ -13,11 +13,10 @@ import { createStores, type Stores } from '../adapters/stores.ts';
 import { createWebPushDelivery } from '../adapters/web-push/deliver.ts';
 import { createWebhookDelivery } from '../adapters/webhook/deliver.ts';
 import { IngestWithAlertsConfigSchema, parseConfig, storeSettingsOf } from '../config.ts';
-import { INGEST_TIMEOUT_SECONDS } from '../contract.ts';
 import { evaluateAllAlerts } from '../core/alerts/evaluate.ts';
 import { vapidKeysOf } from '../core/alerts/push.ts';
 import { latestOnce, runIngestCycle, type SourceOutcome } from '../core/ingest/ingest.ts';
-import { withLease } from '../core/ingest/lease.ts';
+import { INGEST_LEASE_MS, withLease } from '../core/ingest/lease.ts';
 import { METRIC_NAMES } from '../core/metrics.ts';
 import { currentSecret, type SecretSource } from '../core/secrets.ts';
 import { type Clock, systemClock } from '../core/stores.ts';
@@ -70,6 +69,8 @@ export function createIngestHandler(
   const pushAlerts = createPushAlertStore(stores.dynamo, settings.tables.pushAlerts);
   // The lease is about real time (how long a cycle may run), never the simulated clock.
   const leases = createLeaseStore(stores.dynamo, settings.tables.health);
+  /** This process, as the lease records its last writer. */
+  const writer = `ingest/${randomUUID()}`;
   const secrets = options.secrets ?? createSecretsManagerSource();
   // The signing key and the VAPID key are read at run time (cached by the source), never from
   // the environment.
@@ -96,40 +97,48 @@ export function createIngestHandler(
       {
         name: 'ingest',
         holder: `${context.awsRequestId ?? 'local'}/${randomUUID().slice(0, 8)}`,
-        ttlMs: INGEST_TIMEOUT_SECONDS * 1000 + 10_000,
+        writer,
+        ttlMs: INGEST_LEASE_MS,
         now: Date.now,
       },
-      async () => {
-        // `latest` read once for the cycle and the alerts after it (this lease holder is its only
-        // writer, and the copy follows every write that succeeded): one Scan a cycle, not two.
-        const latest = latestOnce(stores.latest);
-        const outcomes = await runIngestCycle({
-          ...stores,
-          latest,
-          sources,
-          clock,
-          log,
-        });
-        countOutcomes(metrics, outcomes);
-        metrics.flush();
-        // After the cycle, on whatever the latest readings now are: stale ones never fire.
-        const left = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
-        // One engine for both kinds of alert: the readings read once, one deadline for deliveries.
-        await evaluateAllAlerts({
-          latest,
-          clock,
-          log,
-          deadlineMs: Math.max(0, Math.min(config.ALERT_DELIVERY_DEADLINE_MS, left - ALERT_MARGIN_MS)),
-          concurrency: config.ALERT_DELIVERY_CONCURRENCY,
-          webhooks: {
-            alerts,
-            delivery: webhookDelivery,
-            attempts: config.ALERT_WEBHOOK_ATTEMPTS,
-            backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
-          },
-          push: { store: pushAlerts, delivery: pushDelivery, timeoutMs: config.PUSH_TIMEOUT_MS },
-        }).catch((error: unknown) => telemetry.error('alerts: evaluation failed', error));
-        return outcomes;
+      async ({ continued }) => {
+        // The only writer of the observations and rollups until the lease is given back; what
+        // the stores hold of earlier writes is dropped if another writer came between.
+        stores.sole.begin(continued, clock.now());
+        try {
+          // `latest` read once for the cycle and the alerts after it (this lease holder is its only
+          // writer, and the copy follows every write that succeeded): one Scan a cycle, not two.
+          const latest = latestOnce(stores.latest);
+          const outcomes = await runIngestCycle({
+            ...stores,
+            latest,
+            sources,
+            clock,
+            log,
+          });
+          countOutcomes(metrics, outcomes);
+          metrics.flush();
+          // After the cycle, on whatever the latest readings now are: stale ones never fire.
+          const left = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
+          // One engine for both kinds of alert: the readings read once, one deadline for deliveries.
+          await evaluateAllAlerts({
+            latest,
+            clock,
+            log,
+            deadlineMs: Math.max(0, Math.min(config.ALERT_DELIVERY_DEADLINE_MS, left - ALERT_MARGIN_MS)),
+            concurrency: config.ALERT_DELIVERY_CONCURRENCY,
+            webhooks: {
+              alerts,
+              delivery: webhookDelivery,
+              attempts: config.ALERT_WEBHOOK_ATTEMPTS,
+              backoffMs: config.ALERT_WEBHOOK_BACKOFF_MS,
+            },
+            push: { store: pushAlerts, delivery: pushDelivery, timeoutMs: config.PUSH_TIMEOUT_MS },
+          }).catch((error: unknown) => telemetry.error('alerts: evaluation failed', error));
+          return outcomes;
+        } finally {
+          stores.sole.end();
+        }
       },
     );
     if (run.ran) return run.result;

@@ -780,6 +780,7 @@ describe('operations', () => {
     template.hasOutput('KeysTableName', { Value: { Ref: logicalId(stack.tables.keys) } });
     template.hasOutput('ObservationsTableName', { Value: { Ref: logicalId(stack.tables.observations) } });
     template.hasOutput('RollupsTableName', { Value: { Ref: logicalId(stack.tables.rollups) } });
+    template.hasOutput('HealthTableName', { Value: { Ref: logicalId(stack.tables.health) } });
   });
   it('webhook key in Secrets Manager, IdP settings in SSM feeding the mcp function', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 3);

@@ -10,13 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLeaseStore } from '../../functions/adapters/dynamo/lease.ts';
 import { importReadings } from '../../functions/core/history/import.ts';
 import { readCascadeGatewayCsv, readExportCsv } from '../../functions/core/history/import-files.ts';
+import { asAnotherWriter } from '../../functions/core/ingest/lease.ts';
 import type { HourlyAverage, Observation } from '../../functions/core/model.ts';
 import { DOCUMENT_KEYS } from '../../functions/core/views/view-paths.ts';
 import { toCsv } from '../../functions/mcp/tools/export-observations.ts';
 import { publishEndpoints, unpublishEndpoints } from '../../infra/local/dynamo.ts';
 import { type EmbeddedStores, startEmbeddedStores } from '../../infra/local/embedded-stores.ts';
+import { TABLES } from '../../infra/manifest.ts';
 import { runScript, type ScriptRun } from './cli.ts';
 import { startStack, type TestStack } from './stack.ts';
 
@@ -79,7 +82,18 @@ describe.skipIf(!realPresent)(
 
     it('gives the mean and sample count of every port-local weekday and hour, as computed from the file alone', async () => {
       const { readings, skipped } = readCascadeGatewayCsv(text, LANE);
-      const summary = await importReadings({ ...embedded.stores, clock }, readings, skipped);
+      const summary = await importReadings(
+        {
+          ...embedded.stores,
+          clock,
+          exclusive: asAnotherWriter(createLeaseStore(embedded.stores.dynamo, TABLES.health.name), {
+            writer: 'import/test',
+            ttlMs: 60_000,
+          }),
+        },
+        readings,
+        skipped,
+      );
       expect(summary).toMatchObject({
         read: 35_064,
         written: 34_458,
@@ -107,7 +121,18 @@ describe.skipIf(!realPresent)(
     it('changes nothing on a second import of the same file', async () => {
       const before = await averagesDocument();
       const { readings, skipped } = readCascadeGatewayCsv(text, LANE);
-      const summary = await importReadings({ ...embedded.stores, clock }, readings, skipped);
+      const summary = await importReadings(
+        {
+          ...embedded.stores,
+          clock,
+          exclusive: asAnotherWriter(createLeaseStore(embedded.stores.dynamo, TABLES.health.name), {
+            writer: 'import/test',
+            ttlMs: 60_000,
+          }),
+        },
+        readings,
+        skipped,
+      );
       expect(summary).toMatchObject({ written: 0, alreadyThere: 34_458, skipped: 606, ports: [] });
       expect(await averagesDocument()).toBe(before);
     }, 180_000);

@@ -1,26 +1,35 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LeaseStore } from '../../core/ingest/lease.ts';
 import { isConditionFailure } from './client.ts';
 
 /**
  * Leases as items of a small table keyed by `pk` (the feed-health table: `lease#<name>` never
- * collides with a source name). A conditional put takes a free or expired lease; a conditional
- * delete gives back only one's own.
+ * collides with a source name). A conditional put takes a free or expired lease and returns the
+ * item it replaced (its `writer` is the last process that held it); giving it back expires it in
+ * place, only if one still holds it, so the item keeps its last writer.
  */
 export function createLeaseStore(doc: DynamoDBDocumentClient, table: string): LeaseStore {
   const key = (name: string) => ({ pk: `lease#${name}` });
   return {
-    async acquire(name, holder, nowMs, expiresAtMs) {
+    async acquire(name, holder, writer, nowMs, expiresAtMs) {
       try {
-        await doc.send(
+        const result = await doc.send(
           new PutCommand({
             TableName: table,
-            Item: { ...key(name), holder, expiresAtMs, expiresAt: new Date(expiresAtMs).toISOString() },
+            Item: {
+              ...key(name),
+              holder,
+              writer,
+              expiresAtMs,
+              expiresAt: new Date(expiresAtMs).toISOString(),
+            },
             ConditionExpression: 'attribute_not_exists(pk) OR expiresAtMs < :now',
             ExpressionAttributeValues: { ':now': nowMs },
+            ReturnValues: 'ALL_OLD',
           }),
         );
-        return { acquired: true };
+        const previous = result.Attributes?.writer;
+        return { acquired: true, previousWriter: typeof previous === 'string' ? previous : null };
       } catch (error: unknown) {
         if (!isConditionFailure(error)) throw error;
         const held = await doc.send(
@@ -36,11 +45,12 @@ export function createLeaseStore(doc: DynamoDBDocumentClient, table: string): Le
     async release(name, holder) {
       try {
         await doc.send(
-          new DeleteCommand({
+          new UpdateCommand({
             TableName: table,
             Key: key(name),
+            UpdateExpression: 'SET expiresAtMs = :zero, expiresAt = :released',
             ConditionExpression: 'holder = :holder',
-            ExpressionAttributeValues: { ':holder': holder },
+            ExpressionAttributeValues: { ':holder': holder, ':zero': 0, ':released': 'released' },
           }),
         );
       } catch (error: unknown) {

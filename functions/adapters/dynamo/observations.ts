@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../core/concurrency.ts';
 import { InvalidQueryError } from '../../core/errors.ts';
+import type { SoleWriter } from '../../core/ingest/sole-writer.ts';
 import type { Direction, Lane, LaneStatus, Mode, Source } from '../../core/model.ts';
 import { type Observation, RETENTION_HOURS } from '../../core/model.ts';
 import type { ObservationFilter, ObservationPage, ObservationStore } from '../../core/stores.ts';
@@ -18,6 +19,8 @@ const ENTRIES_PER_UPDATE = 40;
 /** `h#2026-11-21T12`: the sort key of the UTC hour holding `epochMs`. */
 export const hourSk = (epochMs: number) => `h#${new Date(epochMs).toISOString().slice(0, 13)}`;
 const HOUR_SK = /^h#\d{4}-\d{2}-\d{2}T\d{2}$/;
+/** The start (epoch ms) of an hour by its sort key. */
+const hourStartOf = (sk: string) => Date.parse(`${sk.slice(2)}:00:00Z`);
 
 /**
  * A stored entry: `[source, status, delayMinutes, lanesOpen, maxLanes, fetchedAt]` (positional, so
@@ -410,8 +413,7 @@ const sizeOf = (item: Record<string, unknown>) =>
   Number(item.cn ?? 0) + Object.keys((item.m ?? {}) as object).length;
 
 /** Expiry of an hour item: the hour's end plus the retention, in epoch seconds. */
-const ttlOf = (sk: string) =>
-  Math.floor(Date.parse(`${sk.slice(2)}:00:00Z`) / 1000) + 3600 + RETENTION_HOURS * 3600;
+const ttlOf = (sk: string) => Math.floor(hourStartOf(sk) / 1000) + 3600 + RETENTION_HOURS * 3600;
 
 /**
  * Observations packed per port and UTC hour: pk = port id, sk = `h#<UTC hour>`, one map `m` whose
@@ -427,6 +429,8 @@ export function createObservationStore(
   doc: DynamoDBDocumentClient,
   table: string,
   now: () => number,
+  /** While this process is the only writer, a new hour is written without a condition (see putMany). */
+  sole?: SoleWriter,
 ): ObservationStore {
   /**
    * Hour items as this process last wrote them (every write returns its item: `ReturnValues:
@@ -440,6 +444,10 @@ export function createObservationStore(
    */
   const newestHour = new Map<string, string>();
   let prunedAt = Date.now();
+  sole?.onForget(() => {
+    written.clear();
+    newestHour.clear();
+  });
   const remember = (item: Record<string, unknown> | undefined) => {
     if (!item) return;
     const key = `${item.pk}\n${item.sk}`;
@@ -458,7 +466,7 @@ export function createObservationStore(
   const fromWritten = (portId: string, fromMs: number, toMs: number) => {
     const items: Record<string, unknown>[] = [];
     const nowSeconds = Math.floor(now() / 1000);
-    for (let t = Date.parse(`${hourSk(fromMs).slice(2)}:00:00Z`); t <= toMs; t += 3_600_000) {
+    for (let t = hourStartOf(hourSk(fromMs)); t <= toMs; t += 3_600_000) {
       const held = written.get(`${portId}\n${hourSk(t)}`);
       if (!held || Date.now() - held.at > WRITTEN_MS) return null;
       if (Number(held.item.ttl) > nowSeconds) items.push(held.item);
@@ -682,19 +690,34 @@ export function createObservationStore(
         group.entries.push([entryKey(o), encodeEntry(o)]);
         byHour.set(id, group);
       }
-      const writes = [...byHour.values()].flatMap((group) => {
+      // While this process is the only writer, an hour that began after its era started and that
+      // it has not written (none after its newest one) has no item: nobody else can have written
+      // it. Such hours are put whole, 25 a request, across ports; the others are conditional
+      // updates, as with other writers about.
+      const since = sole?.since ?? null;
+      const fresh: Record<string, unknown>[] = [];
+      const updates: { portId: string; sk: string; entries: [string, Entry][] }[] = [];
+      for (const group of byHour.values()) {
         const unique = [...new Map(group.entries).entries()];
-        const parts: { portId: string; sk: string; entries: [string, Entry][] }[] = [];
-        for (let i = 0; i < unique.length; i += ENTRIES_PER_UPDATE) {
-          parts.push({ ...group, entries: unique.slice(i, i + ENTRIES_PER_UPDATE) });
+        const newest = newestHour.get(group.portId) ?? '';
+        if (since !== null && hourStartOf(group.sk) >= since && newest < group.sk) {
+          fresh.push({ pk: group.portId, sk: group.sk, m: Object.fromEntries(unique), ttl: ttlOf(group.sk) });
+          continue;
         }
-        return parts;
-      });
-      await mapLimit(writes, 8, (w) => writeHour(w.portId, w.sk, w.entries));
+        for (let i = 0; i < unique.length; i += ENTRIES_PER_UPDATE) {
+          updates.push({ ...group, entries: unique.slice(i, i + ENTRIES_PER_UPDATE) });
+        }
+      }
+      await Promise.all([
+        batchPut(doc, table, fresh).then(() => {
+          for (const item of fresh) remember(item);
+        }),
+        mapLimit(updates, 8, (w) => writeHour(w.portId, w.sk, w.entries)),
+      ]);
       // The hour before each written hour is complete but for late readings: compact it.
       const previous = new Map<string, { portId: string; sk: string }>();
       for (const group of byHour.values()) {
-        const sk = hourSk(Date.parse(`${group.sk.slice(2)}:00:00Z`) - 3_600_000);
+        const sk = hourSk(hourStartOf(group.sk) - 3_600_000);
         if (!byHour.has(`${group.portId}\n${sk}`))
           previous.set(`${group.portId}\n${sk}`, { portId: group.portId, sk });
       }
@@ -706,8 +729,7 @@ export function createObservationStore(
       // few hours cost one key each instead of one Query per port. Expired readings are dropped
       // reading by reading, as a Query's filter would drop their items.
       const sks: string[] = [];
-      for (let t = Date.parse(`${hourSk(fromMs).slice(2)}:00:00Z`); t <= toMs; t += 3_600_000)
-        sks.push(hourSk(t));
+      for (let t = hourStartOf(hourSk(fromMs)); t <= toMs; t += 3_600_000) sks.push(hourSk(t));
       const items = await batchGet(
         doc,
         table,

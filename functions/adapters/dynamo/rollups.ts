@@ -14,8 +14,9 @@ import {
   type StoredParts,
   settledBefore,
 } from '../../core/history/rollups.ts';
+import type { SoleWriter } from '../../core/ingest/sole-writer.ts';
 import type { Direction, Lane, Mode } from '../../core/model.ts';
-import { batchPut } from './batch.ts';
+import { batchGet, batchPut } from './batch.ts';
 import { isConditionFailure } from './client.ts';
 import { queryAll, queryPages } from './paging.ts';
 
@@ -235,11 +236,16 @@ export async function loadRollups(
  * conditional update (the dates must still exist and the settle version `v` be the one read; `ft`
  * records the newest folded date and a part for a date at or before it is never written again), so
  * each date is counted exactly once however many writers race, without transactions.
+ *
+ * While this process is the only writer (the ingest under its lease: core/ingest/sole-writer.ts),
+ * the same items are read and put back whole, in batches, instead ({@link putAlone}).
  */
 export function createRollupStore(
   doc: DynamoDBDocumentClient,
   table: string,
   now: () => number = Date.now,
+  /** While this process is the only writer, buckets and held summaries are put whole, in batches. */
+  sole?: SoleWriter,
 ): RollupStore & {
   /** Recomputes a port's summary from its bucket items (after a migration or a bulk load). */
   rebuildSummary(portId: string): Promise<void>;
@@ -348,6 +354,7 @@ export function createRollupStore(
 
   /** Summary items of each port as last read or written here, with when they were read in full. */
   const summaries = new Map<string, { readAt: number; days: Map<string, Record<string, unknown>> }>();
+  sole?.onForget(() => summaries.clear());
   /** Keeps the newest copy of a summary item (`n` counts its writes; responses may arrive out of order). */
   const remember = (portId: string, item: Record<string, unknown> | undefined) => {
     const cached = summaries.get(portId);
@@ -534,6 +541,76 @@ export function createRollupStore(
     }
   }
 
+  /**
+   * {@link RollupStore.putContributions} while this process is the only writer: the buckets are
+   * read (100 a request) and put back whole with their new parts (25 a request), as the
+   * conditional update would leave them; each summary item held here gets its new hours and is put
+   * whole too (one not held takes the guarded update). Nobody writes between the read and the put.
+   */
+  async function putAlone(
+    days: readonly { portId: string; buckets: { sk: string; parts: Map<string, Part> }[] }[],
+  ): Promise<void> {
+    const stored = new Map(
+      (
+        await batchGet(
+          doc,
+          table,
+          days.flatMap(({ portId, buckets }) => buckets.map(({ sk }) => ({ pk: portId, sk }))),
+          { consistent: true },
+        )
+      ).map((item) => [`${item.pk}\n${item.sk}`, item]),
+    );
+    const puts: Record<string, unknown>[] = [];
+    const written = days.map(({ portId, buckets }) => ({
+      portId,
+      items: buckets.map(({ sk, parts }) => {
+        const item = stored.get(`${portId}\n${sk}`);
+        if (!item) {
+          const created: Record<string, unknown> = createdItem(portId, sk, parts);
+          puts.push(created);
+          return created;
+        }
+        // A date at or before the newest settled one is never written again: its total holds it.
+        const folded = typeof item.ft === 'string' ? item.ft : null;
+        const pending = [...parts].filter(([key]) => folded === null || dateOfKey(key) > folded);
+        if (pending.length === 0) return item;
+        const next: Record<string, unknown> = {
+          ...item,
+          p: { ...(item.p as Record<string, Part>), ...Object.fromEntries(pending) },
+          r: Number(item.r ?? 0) + 1,
+        };
+        puts.push(next);
+        return next;
+      }),
+    }));
+    await batchPut(doc, table, puts);
+    const cutoff = settledBefore(now());
+    const summaryPuts: Record<string, unknown>[] = [];
+    await mapLimit(written, 8, async ({ portId, items }) => {
+      const buckets = items.map((item) => ({ bucketSk: String(item.sk), summary: summarize(item, cutoff) }));
+      const sk = buckets[0] === undefined ? '' : summaryPlace(buckets[0].bucketSk).sk;
+      const cached = summaries.get(portId);
+      const held = cached?.days.get(sk);
+      if (!cached || !held?.s) {
+        await writeSummaries(portId, buckets);
+      } else {
+        // As the guarded update sets them: an hour whose stored summary is as new or newer stays.
+        const hours = { ...(held.s as Record<string, BucketSummary>) };
+        for (const { bucketSk, summary } of buckets) {
+          const { hour } = summaryPlace(bucketSk);
+          if (hours[hour] === undefined || Number(hours[hour].r) < summary.r) hours[hour] = summary;
+        }
+        const next = { ...held, s: hours, n: Number(held.n ?? 0) + 1 };
+        summaryPuts.push(next);
+        cached.days.set(sk, next);
+      }
+    });
+    await batchPut(doc, table, summaryPuts);
+    await mapLimit(written, 8, async ({ portId, items }) => {
+      for (const item of items) await settle(portId, item);
+    });
+  }
+
   return {
     async putContributions(contributions) {
       const buckets = new Map<string, { portId: string; sk: string; parts: Map<string, Part> }>();
@@ -551,6 +628,10 @@ export function createRollupStore(
         const day = days.get(id) ?? { portId, buckets: [] };
         day.buckets.push({ sk, parts });
         days.set(id, day);
+      }
+      if (sole?.since != null) {
+        await putAlone([...days.values()]);
+        return;
       }
       await mapLimit([...days.values()], 8, async ({ portId, buckets: dayBuckets }) => {
         const written: { sk: string; item: Record<string, unknown> }[] = [];

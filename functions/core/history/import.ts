@@ -53,6 +53,11 @@ export interface ImportDeps {
   rollups: RollupStore & { storedParts(portId: string): Promise<StoredParts> };
   documents: DocumentStore;
   clock: Clock;
+  /**
+   * Runs the writes of one port as a writer other than the ingest: under the ingest's lease, which
+   * every writer of the observations and rollups takes (`asAnotherWriter` in core/ingest/lease.ts).
+   */
+  exclusive: <T>(work: () => Promise<T>) => Promise<T>;
   /** Called as rows are done (the CLI draws a progress line on a terminal). */
   progress?: (done: number, total: number) => void;
 }
@@ -120,10 +125,12 @@ export async function importReadings(
     if (!zone) throw new Error(`port ${portId} is not in the catalogue: its time zone is unknown`);
     const recent = rows.filter((r) => Date.parse(r.observedAt) >= recentFrom);
     const old = rows.filter((r) => Date.parse(r.observedAt) < recentFrom);
-    if (recent.length > 0 && (await importRecent(deps, portId, zone, recent, nowMs, summary)))
-      touched.add(portId);
-    tick(recent.length);
-    if (old.length > 0 && (await importOld(deps, portId, zone, old, summary, tick))) touched.add(portId);
+    await deps.exclusive(async () => {
+      if (recent.length > 0 && (await importRecent(deps, portId, zone, recent, nowMs, summary)))
+        touched.add(portId);
+      tick(recent.length);
+      if (old.length > 0 && (await importOld(deps, portId, zone, old, summary, tick))) touched.add(portId);
+    });
   }
   for (const portId of touched) {
     const port = getPort(portId) ?? { id: portId, slug: portId.toLowerCase() };

@@ -89,8 +89,8 @@ export interface SourceOutcome {
 /** A document with fewer than this share of the last good document's ports is refused. */
 export const MIN_PORT_SHARE = 0.5;
 
-/** Ports whose observations and rollups are written side by side (each a few requests in a row). */
-const PORTS_IN_FLIGHT = 16;
+/** Port-local hours whose observations are read side by side to rebuild their rollups. */
+const HOURS_IN_FLIGHT = 16;
 
 function emptyHealth(source: FeedSource): FeedHealth {
   return {
@@ -511,33 +511,17 @@ async function store(
     return { parsed, health, fetchedAt, older, forward, portsForward, zones, fresh, ports };
   });
 
-  // 1. Port by port, several side by side: the port's new observations of every document, then
-  //    the rollups of the port-local date-hours they touched, each recomputed from all its
-  //    observations (one or two hours of them). A port's rollups wait for its own observations
-  //    only, so no step waits for the slowest port of the one before.
-  const freshByPort = new Map<string, Observation[]>();
-  for (const observation of plans.flatMap((plan) => plan.fresh)) {
-    const list = freshByPort.get(observation.portId) ?? [];
-    list.push(observation);
-    freshByPort.set(observation.portId, list);
-  }
-  const touchedByPort = new Map<string, TouchedHour[]>();
-  for (const hour of touched.values()) {
-    touchedByPort.set(hour.portId, [...(touchedByPort.get(hour.portId) ?? []), hour]);
-  }
-  await mapLimit([...freshByPort], PORTS_IN_FLIGHT, async ([portId, observations]) => {
-    await deps.observations.putMany(observations);
-    const hours = touchedByPort.get(portId) ?? [];
-    if (hours.length === 0) return;
-    const contributions = await Promise.all(
-      hours.map(async (hour) => {
-        const range = localHourRange(hour.localDate, hour.hour, hour.zone);
-        const hourObservations = await deps.observations.query(portId, range.startMs, range.endMs - 1);
-        return contributionsOfDay(portId, hour.localDate, hour.zone, hourObservations, hour.buckets);
-      }),
-    );
-    await deps.rollups.putContributions(contributions.flat());
+  // 1. The new observations of every document, then the rollups of the port-local date-hours
+  //    they touched, each recomputed from all its observations (one or two hours of them, which
+  //    the observation store holds from its writes). Each is one call for all ports, so a store
+  //    that may write in batches (the only writer, under the ingest's lease) writes across ports.
+  await deps.observations.putMany(plans.flatMap((plan) => plan.fresh));
+  const contributions = await mapLimit([...touched.values()], HOURS_IN_FLIGHT, async (hour) => {
+    const range = localHourRange(hour.localDate, hour.hour, hour.zone);
+    const observations = await deps.observations.query(hour.portId, range.startMs, range.endMs - 1);
+    return contributionsOfDay(hour.portId, hour.localDate, hour.zone, observations, hour.buckets);
   });
+  await deps.rollups.putContributions(contributions.flat());
 
   return Promise.allSettled(
     plans.map(async ({ parsed, health, fetchedAt, older, forward, portsForward, zones, fresh, ports }) => {
