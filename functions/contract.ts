@@ -117,6 +117,12 @@ export const BUCKETS = {
 export const INGEST_TIMEOUT_SECONDS = 50;
 
 /**
+ * How long the ingest's lease lasts: the function's time limit and a margin (a crashed cycle blocks
+ * the next ones this long). Another writer of the history waits about this long for it.
+ */
+export const INGEST_LEASE_MS = INGEST_TIMEOUT_SECONDS * 1000 + 10_000;
+
+/**
  * Default request limits (DESIGN.md section 5). The api function reads the first three from
  * KEY_RATE_LIMIT_PER_MINUTE, PUBLIC_RATE_LIMIT_PER_MINUTE and KEY_REQUESTS_PER_HOUR; the edge
  * limit is the WAF rate rule (the local edge reads EDGE_RATE_LIMIT_PER_MINUTE).

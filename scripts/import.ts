@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { createLeaseStore } from '../functions/adapters/dynamo/lease.ts';
 import { createStores } from '../functions/adapters/stores.ts';
 import { parseConfig, StoreConfigSchema, storeSettingsOf } from '../functions/config.ts';
+import { INGEST_LEASE_MS } from '../functions/contract.ts';
 import { type ImportReading, type ImportSummary, importReadings } from '../functions/core/history/import.ts';
 import {
   ImportInputError,
@@ -180,6 +181,7 @@ async function main(): Promise<number> {
         exclusive: asAnotherWriter(createLeaseStore(stores.dynamo, healthTable), {
           writer: `import/${randomUUID()}`,
           ttlMs: IMPORT_LEASE_MS,
+          waitMs: INGEST_LEASE_MS + 5_000,
         }),
         progress: (done, total) => {
           if (!tty || (done < total && performance.now() - shown < 200)) return;

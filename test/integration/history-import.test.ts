@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLeaseStore } from '../../functions/adapters/dynamo/lease.ts';
+import { INGEST_LEASE_MS } from '../../functions/contract.ts';
 import { importReadings } from '../../functions/core/history/import.ts';
 import { readCascadeGatewayCsv, readExportCsv } from '../../functions/core/history/import-files.ts';
 import { asAnotherWriter } from '../../functions/core/ingest/lease.ts';
@@ -89,6 +90,7 @@ describe.skipIf(!realPresent)(
           exclusive: asAnotherWriter(createLeaseStore(embedded.stores.dynamo, TABLES.health.name), {
             writer: 'import/test',
             ttlMs: 60_000,
+            waitMs: INGEST_LEASE_MS + 5_000,
           }),
         },
         readings,
@@ -128,6 +130,7 @@ describe.skipIf(!realPresent)(
           exclusive: asAnotherWriter(createLeaseStore(embedded.stores.dynamo, TABLES.health.name), {
             writer: 'import/test',
             ttlMs: 60_000,
+            waitMs: INGEST_LEASE_MS + 5_000,
           }),
         },
         readings,

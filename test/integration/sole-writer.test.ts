@@ -113,9 +113,11 @@ describe('the ingest as the only writer', () => {
     const held = await leases.acquire('ingest', 'cycle-1', 'ingest/x', Date.now(), Date.now() + 60_000);
     expect(held.acquired).toBe(true);
     const order: string[] = [];
-    const importing = asAnotherWriter(leases, { writer: 'import/y', ttlMs: 60_000 })(async () => {
-      order.push('import');
-    });
+    const importing = asAnotherWriter(leases, { writer: 'import/y', ttlMs: 60_000, waitMs: 5_000 })(
+      async () => {
+        order.push('import');
+      },
+    );
     await new Promise((resolve) => setTimeout(resolve, 600));
     order.push('cycle done');
     await leases.release('ingest', 'cycle-1');
@@ -198,7 +200,7 @@ describe('the ingest as the only writer', () => {
         ).then(() => store);
     };
     const importer = createObservationStore(embedded.stores.dynamo, TABLES.observations.name, clock);
-    const exclusive = asAnotherWriter(leases, { writer: 'import/test', ttlMs: 60_000 });
+    const exclusive = asAnotherWriter(leases, { writer: 'import/test', ttlMs: 60_000, waitMs: 5_000 });
 
     const scenario = async (port: string, trustBlindly: boolean) => {
       const cycle = ingestProcess(trustBlindly);

@@ -13,8 +13,6 @@
  * `sole-writer.ts`).
  */
 
-import { INGEST_TIMEOUT_SECONDS } from '../../contract.ts';
-
 export type LeaseResult =
   | {
       acquired: true;
@@ -101,9 +99,6 @@ export async function whenLeased<T>(
   }
 }
 
-/** How long the ingest's lease lasts: the function's time limit and a margin. */
-export const INGEST_LEASE_MS = INGEST_TIMEOUT_SECONDS * 1000 + 10_000;
-
 /**
  * Runs pieces of work of a writer other than the ingest (an import, a migration), each under the
  * ingest's lease, waiting for a cycle in progress: the ingest then knows another writer came
@@ -111,7 +106,8 @@ export const INGEST_LEASE_MS = INGEST_TIMEOUT_SECONDS * 1000 + 10_000;
  */
 export function asAnotherWriter(
   store: LeaseStore,
-  options: { writer: string; ttlMs: number; now?: () => number },
+  /** `waitMs`: how long to wait for the lease (the ingest's lease term and a margin). */
+  options: { writer: string; ttlMs: number; waitMs: number; now?: () => number },
 ): <T>(work: () => Promise<T>) => Promise<T> {
   let runs = 0;
   return (work) =>
@@ -123,7 +119,7 @@ export function asAnotherWriter(
         writer: options.writer,
         ttlMs: options.ttlMs,
         now: options.now ?? Date.now,
-        waitMs: INGEST_LEASE_MS + 5_000,
+        waitMs: options.waitMs,
       },
       () => work(),
     );
