@@ -176,6 +176,37 @@ describe('the ingest as the only writer', () => {
     guarded.doc.destroy();
   });
 
+  it('a batch put whose answer is lost after it applied: the next write of the hour keeps what arrived', async () => {
+    const client = countedClient(embedded.endpoints.dynamodb);
+    let failures = 1;
+    // The fault: the first batch write reaches the table, and its answer is lost.
+    client.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'BatchWriteItemCommand' && failures-- > 0)
+          throw new Error('socket hang up');
+        return result;
+      },
+      { step: 'initialize', name: 'loseAnswer' },
+    );
+    const sole = createSoleWriter();
+    const store = createObservationStore(client.doc, TABLES.observations.name, clock, sole);
+    const hour = Date.parse('2026-11-21T18:00:00Z');
+    sole.begin(false, hour - 30 * 60_000);
+    nowMs = hour + 6 * 60_000;
+    await expect(store.putMany([reading('lost-answer', hour + 5 * 60_000, 5)])).rejects.toThrow(
+      'socket hang up',
+    );
+    nowMs = hour + 7 * 60_000;
+    await store.putMany([reading('lost-answer', hour + 6 * 60_000, 6)]);
+    sole.end();
+    const reader = createObservationStore(embedded.stores.dynamo, TABLES.observations.name, clock);
+    expect((await reader.query('lost-answer', hour, hour + HOUR - 1)).map((o) => o.delayMinutes)).toEqual([
+      5, 6,
+    ]);
+    client.doc.destroy();
+  });
+
   it("an import between two cycles makes the ingest drop what it held: the import's readings survive", async () => {
     const leases = createLeaseStore(embedded.stores.dynamo, TABLES.health.name);
     const hour = Date.parse('2026-11-22T05:00:00Z');

@@ -708,6 +708,11 @@ export function createObservationStore(
           updates.push({ ...group, entries: unique.slice(i, i + ENTRIES_PER_UPDATE) });
         }
       }
+      // Counted as written before the put: if it fails (or its answer is lost) after applying,
+      // the hour's next write is a conditional update, which keeps what did arrive.
+      for (const { pk, sk } of fresh as { pk: string; sk: string }[]) {
+        if ((newestHour.get(pk) ?? '') < sk) newestHour.set(pk, sk);
+      }
       await Promise.all([
         batchPut(doc, table, fresh).then(() => {
           for (const item of fresh) remember(item);

@@ -585,7 +585,7 @@ export function createRollupStore(
     }));
     await batchPut(doc, table, puts);
     const cutoff = settledBefore(now());
-    const summaryPuts: Record<string, unknown>[] = [];
+    const summaryPuts: { portId: string; sk: string; item: Record<string, unknown> }[] = [];
     await mapLimit(written, 8, async ({ portId, items }) => {
       const buckets = items.map((item) => ({ bucketSk: String(item.sk), summary: summarize(item, cutoff) }));
       const sk = buckets[0] === undefined ? '' : summaryPlace(buckets[0].bucketSk).sk;
@@ -600,12 +600,21 @@ export function createRollupStore(
           const { hour } = summaryPlace(bucketSk);
           if (hours[hour] === undefined || Number(hours[hour].r) < summary.r) hours[hour] = summary;
         }
-        const next = { ...held, s: hours, n: Number(held.n ?? 0) + 1 };
-        summaryPuts.push(next);
-        cached.days.set(sk, next);
+        summaryPuts.push({ portId, sk, item: { ...held, s: hours, n: Number(held.n ?? 0) + 1 } });
       }
     });
-    await batchPut(doc, table, summaryPuts);
+    try {
+      await batchPut(
+        doc,
+        table,
+        summaryPuts.map(({ item }) => item),
+      );
+    } catch (error: unknown) {
+      // Some may have arrived: those ports' summaries are read again when next needed.
+      for (const { portId } of summaryPuts) summaries.delete(portId);
+      throw error;
+    }
+    for (const { portId, sk, item } of summaryPuts) summaries.get(portId)?.days.set(sk, item);
     await mapLimit(written, 8, async ({ portId, items }) => {
       for (const item of items) await settle(portId, item);
     });
