@@ -596,11 +596,15 @@ export function createRollupStore(
       } else {
         // As the guarded update sets them: an hour whose stored summary is as new or newer stays.
         const hours = { ...(held.s as Record<string, BucketSummary>) };
+        let changed = false;
         for (const { bucketSk, summary } of buckets) {
           const { hour } = summaryPlace(bucketSk);
-          if (hours[hour] === undefined || Number(hours[hour].r) < summary.r) hours[hour] = summary;
+          if (hours[hour] !== undefined && Number(hours[hour].r) >= summary.r) continue;
+          hours[hour] = summary;
+          changed = true;
         }
-        summaryPuts.push({ portId, sk, item: { ...held, s: hours, n: Number(held.n ?? 0) + 1 } });
+        if (changed)
+          summaryPuts.push({ portId, sk, item: { ...held, s: hours, n: Number(held.n ?? 0) + 1 } });
       }
     });
     try {
