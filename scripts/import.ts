@@ -7,19 +7,16 @@
  *   npm run import -- --input FILE [--format export|cascade-gateway]
  *                     [--port ID --direction D --mode M --lane L] [--aws]
  */
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createLeaseStore } from '../functions/adapters/dynamo/lease.ts';
+import { asAnotherWriterOf } from '../functions/adapters/dynamo/lease.ts';
 import { createStores } from '../functions/adapters/stores.ts';
 import { parseConfig, StoreConfigSchema, storeSettingsOf } from '../functions/config.ts';
-import { INGEST_LEASE_MS } from '../functions/contract.ts';
 import { type ImportReading, type ImportSummary, importReadings } from '../functions/core/history/import.ts';
 import {
   ImportInputError,
   readCascadeGatewayCsv,
   readExportCsv,
 } from '../functions/core/history/import-files.ts';
-import { asAnotherWriter } from '../functions/core/ingest/lease.ts';
 import { DIRECTIONS, LANES, MODES } from '../functions/core/model.ts';
 import { systemClock } from '../functions/core/stores.ts';
 import { attachOrOpenDynamo, runningEndpoints } from '../infra/local/dynamo.ts';
@@ -178,11 +175,7 @@ async function main(): Promise<number> {
       {
         ...stores,
         clock: systemClock,
-        exclusive: asAnotherWriter(createLeaseStore(stores.dynamo, healthTable), {
-          writer: `import/${randomUUID()}`,
-          ttlMs: IMPORT_LEASE_MS,
-          waitMs: INGEST_LEASE_MS + 5_000,
-        }),
+        exclusive: asAnotherWriterOf(stores.dynamo, healthTable, 'import', IMPORT_LEASE_MS),
         progress: (done, total) => {
           if (!tty || (done < total && performance.now() - shown < 200)) return;
           shown = performance.now();

@@ -12,12 +12,9 @@
  *                                    them, AWS credentials and region as the AWS CLI finds them
  */
 
-import { randomUUID } from 'node:crypto';
 import { createDocumentClient } from '../functions/adapters/dynamo/client.ts';
-import { createLeaseStore } from '../functions/adapters/dynamo/lease.ts';
+import { asAnotherWriterOf } from '../functions/adapters/dynamo/lease.ts';
 import { migrateHistory } from '../functions/adapters/dynamo/migrate.ts';
-import { INGEST_LEASE_MS } from '../functions/contract.ts';
-import { asAnotherWriter } from '../functions/core/ingest/lease.ts';
 import { attachOrOpenDynamo } from '../infra/local/dynamo.ts';
 import { TABLES } from '../infra/manifest.ts';
 
@@ -62,11 +59,7 @@ async function main(): Promise<number> {
   const doc = createDocumentClient({ endpoint: dynamo?.endpoint, region: process.env.AWS_REGION });
   try {
     const started = performance.now();
-    const exclusive = asAnotherWriter(createLeaseStore(doc, health), {
-      writer: `migrate/${randomUUID()}`,
-      ttlMs: MIGRATE_LEASE_MS,
-      waitMs: INGEST_LEASE_MS + 5_000,
-    });
+    const exclusive = asAnotherWriterOf(doc, health, 'migrate', MIGRATE_LEASE_MS);
     const result = await exclusive(() =>
       migrateHistory(doc, { observations, rollups }, Date.now, (line) => console.log(line)),
     );

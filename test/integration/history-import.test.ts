@@ -10,11 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLeaseStore } from '../../functions/adapters/dynamo/lease.ts';
-import { INGEST_LEASE_MS } from '../../functions/contract.ts';
+import { asAnotherWriterOf } from '../../functions/adapters/dynamo/lease.ts';
 import { importReadings } from '../../functions/core/history/import.ts';
 import { readCascadeGatewayCsv, readExportCsv } from '../../functions/core/history/import-files.ts';
-import { asAnotherWriter } from '../../functions/core/ingest/lease.ts';
 import type { HourlyAverage, Observation } from '../../functions/core/model.ts';
 import { DOCUMENT_KEYS } from '../../functions/core/views/view-paths.ts';
 import { toCsv } from '../../functions/mcp/tools/export-observations.ts';
@@ -65,6 +63,19 @@ describe.skipIf(!realPresent)(
     let dataDir: string;
     let embedded: EmbeddedStores;
     let text: string;
+    /** The shared file imported into the embedded stores, under the ingest's lease as the command does. */
+    const importFile = () => {
+      const { readings, skipped } = readCascadeGatewayCsv(text, LANE);
+      return importReadings(
+        {
+          ...embedded.stores,
+          clock,
+          exclusive: asAnotherWriterOf(embedded.stores.dynamo, TABLES.health.name, 'import', 60_000),
+        },
+        readings,
+        skipped,
+      );
+    };
     const averagesDocument = async () =>
       (await embedded.stores.documents.get(DOCUMENT_KEYS.averages('300402')))?.body;
 
@@ -82,20 +93,7 @@ describe.skipIf(!realPresent)(
     });
 
     it('gives the mean and sample count of every port-local weekday and hour, as computed from the file alone', async () => {
-      const { readings, skipped } = readCascadeGatewayCsv(text, LANE);
-      const summary = await importReadings(
-        {
-          ...embedded.stores,
-          clock,
-          exclusive: asAnotherWriter(createLeaseStore(embedded.stores.dynamo, TABLES.health.name), {
-            writer: 'import/test',
-            ttlMs: 60_000,
-            waitMs: INGEST_LEASE_MS + 5_000,
-          }),
-        },
-        readings,
-        skipped,
-      );
+      const summary = await importFile();
       expect(summary).toMatchObject({
         read: 35_064,
         written: 34_458,
@@ -122,20 +120,7 @@ describe.skipIf(!realPresent)(
 
     it('changes nothing on a second import of the same file', async () => {
       const before = await averagesDocument();
-      const { readings, skipped } = readCascadeGatewayCsv(text, LANE);
-      const summary = await importReadings(
-        {
-          ...embedded.stores,
-          clock,
-          exclusive: asAnotherWriter(createLeaseStore(embedded.stores.dynamo, TABLES.health.name), {
-            writer: 'import/test',
-            ttlMs: 60_000,
-            waitMs: INGEST_LEASE_MS + 5_000,
-          }),
-        },
-        readings,
-        skipped,
-      );
+      const summary = await importFile();
       expect(summary).toMatchObject({ written: 0, alreadyThere: 34_458, skipped: 606, ports: [] });
       expect(await averagesDocument()).toBe(before);
     }, 180_000);

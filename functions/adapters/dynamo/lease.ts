@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { LeaseStore } from '../../core/ingest/lease.ts';
+import { INGEST_LEASE_MS } from '../../contract.ts';
+import { asAnotherWriter, type LeaseStore } from '../../core/ingest/lease.ts';
 import { isConditionFailure } from './client.ts';
 
 /**
@@ -59,4 +61,22 @@ export function createLeaseStore(doc: DynamoDBDocumentClient, table: string): Le
       }
     },
   };
+}
+
+/**
+ * Pieces of work of one writer other than the ingest (`kind`: `import`, `migrate`; one process),
+ * each under the ingest's lease in `table` for at most `ttlMs`, waiting for a cycle in progress
+ * up to the ingest's lease term.
+ */
+export function asAnotherWriterOf(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  kind: string,
+  ttlMs: number,
+): <T>(work: () => Promise<T>) => Promise<T> {
+  return asAnotherWriter(createLeaseStore(doc, table), {
+    writer: `${kind}/${randomUUID()}`,
+    ttlMs,
+    waitMs: INGEST_LEASE_MS + 5_000,
+  });
 }

@@ -695,7 +695,7 @@ export function createObservationStore(
       // it. Such hours are put whole, 25 a request, across ports; the others are conditional
       // updates, as with other writers about.
       const since = sole?.since ?? null;
-      const fresh: Record<string, unknown>[] = [];
+      const fresh: { pk: string; sk: string; m: Record<string, Entry>; ttl: number }[] = [];
       const updates: { portId: string; sk: string; entries: [string, Entry][] }[] = [];
       for (const group of byHour.values()) {
         const unique = [...new Map(group.entries).entries()];
@@ -710,7 +710,7 @@ export function createObservationStore(
       }
       // Counted as written before the put: if it fails (or its answer is lost) after applying,
       // the hour's next write is a conditional update, which keeps what did arrive.
-      for (const { pk, sk } of fresh as { pk: string; sk: string }[]) {
+      for (const { pk, sk } of fresh) {
         if ((newestHour.get(pk) ?? '') < sk) newestHour.set(pk, sk);
       }
       await Promise.all([

@@ -121,6 +121,6 @@ export function asAnotherWriter(
         now: options.now ?? Date.now,
         waitMs: options.waitMs,
       },
-      () => work(),
+      work,
     );
 }
