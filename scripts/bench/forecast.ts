@@ -3,15 +3,20 @@
  * port (merge the 28-day record, score the due target, issue the slot, build the documents and the
  * skill summary), in memory, median of several runs; and the size of what is published and stored.
  *
- * Inputs come from the feed simulator's model: three weeks of hourly readings for the profiles,
- * 5-minute readings for the last 7 hours, a record built by issuing and scoring the 28 slots before
- * the measured one, copied over 28 days (a full window).
+ * Inputs come from the feed simulator's model, as a service that has run for weeks holds them:
+ * three weeks of hourly readings for the profiles, 5-minute readings for the last three days, a
+ * day's record of scores at every horizon up to +24 h (the slots of the two days before the
+ * measured one issued, the last day's targets scored), copied over 28 days (a full window); the
+ * measured slot reads what the service reads, the issues aimed at its due target and 25 hours of
+ * readings.
  */
 
 import { createHash } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
 import {
+  HISTORY_MS,
+  HORIZONS_MINUTES,
   type IssuedPort,
   issuePort,
   type LaneId,
@@ -92,44 +97,62 @@ const issue = (port: PortInput, slot: number, record: PortRecord, parts: readonl
     learned: learnerOf(record),
   });
 
+/** Readings are kept from this far back: the day-earlier anomaly of the record's oldest issue (see below). */
+const READINGS_FROM = SLOT - (2 * 24 + 26) * HOUR;
+
 function prepare(): PortInput[] {
   return PORTS.map((port) => {
     const hourly: number[] = [];
-    for (let t = SLOT - 21 * 24 * HOUR; t < SLOT - 7 * HOUR; t += HOUR) hourly.push(t + 4 * 60_000);
+    for (let t = SLOT - 21 * 24 * HOUR; t < READINGS_FROM; t += HOUR) hourly.push(t + 4 * 60_000);
     const recent: number[] = [];
-    for (let t = SLOT - 7 * HOUR; t <= SLOT; t += 5 * 60_000) recent.push(t);
+    for (let t = READINGS_FROM; t <= SLOT; t += 5 * 60_000) recent.push(t);
     const history = observationsSeen(port, [...hourly, ...recent]).map(
       (o): Observation => ({ ...o, maxLanes: null, fetchedAt: o.observedAt }),
     );
-    const readings = new Map<string, LaneReading[]>();
+    const all = new Map<string, LaneReading[]>();
     const lanes = new Map<string, LaneId>();
     for (const o of history) {
-      if (Date.parse(o.observedAt) < SLOT - 7 * HOUR) continue;
+      if (Date.parse(o.observedAt) < READINGS_FROM) continue;
       const key = laneKeyOf(o);
       lanes.set(key, { direction: o.direction, mode: o.mode, lane: o.lane });
-      readings.set(key, [
-        ...(readings.get(key) ?? []),
-        { atMs: Date.parse(o.observedAt), delayMinutes: o.delayMinutes },
-      ]);
+      let list = all.get(key);
+      if (!list) {
+        list = [];
+        all.set(key, list);
+      }
+      list.push({ atMs: Date.parse(o.observedAt), delayMinutes: o.delayMinutes });
     }
     const input: PortInput = {
       id: port.id,
       timeZone: port.timeZone,
       border: port.border,
       lanes: [...lanes.values()],
-      readings,
+      readings: all,
       profile: profileFromAverages(averagesOf(port.id, port.timeZone, history)),
       pending: [],
       window: {},
       days: [],
     };
-    // The 28 slots before the measured one: issued and scored, so intervals and champions come from a record.
+    // A day of scores at every horizon: the slots of the two days before the measured one are
+    // issued, and the last day's targets (one a slot) scored, so every horizon up to +24 h has a
+    // record, as a service running for a while has, and intervals and champions come from it.
+    const issued: IssuedPort[] = [];
     let record: PortRecord = {};
-    for (let slot = SLOT - 28 * SLOT_MS; slot < SLOT; slot += SLOT_MS) {
-      const scored = scoreTargets([slot - SLOT_MS], input.pending, readings);
-      record = mergeRecords([record, ...scored.values()]);
-      input.pending.push(issue(input, slot, record));
+    for (let slot = SLOT - 2 * 24 * 4 * SLOT_MS; slot < SLOT; slot += SLOT_MS) {
+      if (slot >= SLOT - 24 * 4 * SLOT_MS) {
+        const scored = scoreTargets([slot - SLOT_MS], issued, all);
+        record = mergeRecords([record, ...scored.values()]);
+      }
+      issued.push(issue(input, slot, record));
     }
+    // What the measured slot reads, as the service reads it: the issues aimed at its due target
+    // (one per horizon), and the last 25 hours of readings.
+    const target = SLOT - SLOT_MS;
+    const aimed = new Set(HORIZONS_MINUTES.map((h) => target - h * 60_000));
+    input.pending = issued.filter((p) => aimed.has(Date.parse(p.issuedAt)));
+    input.readings = new Map(
+      [...all].map(([key, list]) => [key, list.filter((r) => r.atMs >= SLOT - HISTORY_MS)]),
+    );
     input.days = [record, record];
     input.window = mergeRecords(Array.from({ length: RECORD_DAYS - 2 }, () => record));
     return input;
