@@ -1,14 +1,18 @@
 /**
  * `npm run bench -- forecast`: the compute of one forecast slot for every lane of every catalogue
- * port (merge the 28-day record, score the due target, issue the slot, build the documents and the
- * skill summary), in memory, median of several runs; and the size of what is published and stored.
+ * port, as the service runs it (`forecastPort` for each port: score the due target into the day's
+ * record, merge the 28-day record, issue the slot; then each port's documents as published, and
+ * the skill summary), the stores in memory, median of several runs; and the size of what is
+ * published and stored.
  *
  * Inputs come from the feed simulator's model, as a service that has run for weeks holds them:
  * three weeks of hourly readings for the profiles, 5-minute readings for the last three days, a
  * day's record of scores at every horizon up to +24 h (the slots of the two days before the
- * measured one issued, the last day's targets scored), copied over 28 days (a full window); the
- * measured slot reads what the service reads, the issues aimed at its due target and 25 hours of
- * readings.
+ * measured one issued, the last day's targets scored), stored as yesterday's and today's records
+ * and summed over 26 days as the settled window; the measured slot reads what the service reads
+ * (the issues aimed at its due target, 25 hours of observations, the hourly averages). Each run
+ * gets its own copy of the day records, as the service reads them from the store: scoring changes
+ * them.
  */
 
 import { createHash } from 'node:crypto';
@@ -25,7 +29,16 @@ import {
   profileFromAverages,
   SLOT_MS,
 } from '../../functions/core/forecast/forecast.ts';
-import { portForecastBody, skillSummaryBody } from '../../functions/core/forecast/forecast-views.ts';
+import {
+  type ForecastStore,
+  forecastPort,
+  type SkillWindow,
+} from '../../functions/core/forecast/forecast-cycle.ts';
+import {
+  buildForecastDocuments,
+  portForecastBody,
+  skillSummaryBody,
+} from '../../functions/core/forecast/forecast-views.ts';
 import {
   championOf,
   dueTargets,
@@ -34,7 +47,9 @@ import {
   type PortRecord,
   quantilerOf,
   RECORD_DAYS,
+  type SkillDay,
   scoreTargets,
+  utcDate,
 } from '../../functions/core/forecast/skill.ts';
 import {
   averagesFromContributions,
@@ -42,24 +57,29 @@ import {
   localBucketOf,
 } from '../../functions/core/history/rollups.ts';
 import type { HourlyAverage, Observation } from '../../functions/core/model.ts';
+import type { ObservationStore } from '../../functions/core/stores.ts';
 import { observationsSeen } from '../../infra/local/simulator/model.ts';
-import { median, percentile, timeRuns } from './_stats.ts';
+import { median, percentile } from './_stats.ts';
 
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const SLOT = Date.parse('2026-11-18T17:00:00Z');
 const RUNS = Number(process.argv[2] ?? 15);
 
 interface PortInput {
   id: string;
+  slug: string;
   timeZone: string;
   border: 'mx' | 'ca';
   lanes: LaneId[];
-  readings: Map<string, LaneReading[]>;
-  profile: ReturnType<typeof profileFromAverages>;
+  averages: HourlyAverage[];
+  /** The issues aimed at the due target. */
   pending: IssuedPort[];
-  /** The settled window (26 days) and the two live days, as a slot reads them. */
-  window: PortRecord;
-  days: PortRecord[];
+  /** The last 25 hours of observations. */
+  observations: Observation[];
+  window: SkillWindow;
+  /** Yesterday's and today's records, as stored (each run scores into a copy). */
+  days: SkillDay[];
 }
 
 function averagesOf(portId: string, zone: string, observations: readonly Observation[]): HourlyAverage[] {
@@ -81,141 +101,187 @@ function averagesOf(portId: string, zone: string, observations: readonly Observa
   return averagesFromContributions(portId, [...buckets.values()]);
 }
 
-const issue = (port: PortInput, slot: number, record: PortRecord, parts: readonly PortRecord[] = [record]) =>
-  issuePort({
-    portId: port.id,
-    timeZone: port.timeZone,
-    border: port.border,
-    issuedAtMs: slot,
-    profile: port.profile,
-    lanes: port.lanes.map((lane) => ({
-      lane,
-      readings: (port.readings.get(laneKeyOf(lane)) ?? []).filter((r) => r.atMs <= slot),
-    })),
-    quantiles: quantilerOf(parts),
-    champion: (lane, h, available) => championOf(record, lane, h, available),
-    learned: learnerOf(record),
-  });
-
 /** Readings are kept from this far back: the day-earlier anomaly of the record's oldest issue (see below). */
 const READINGS_FROM = SLOT - (2 * 24 + 26) * HOUR;
+/** The target the measured slot scores (the one it finds due). */
+const TARGET = SLOT - SLOT_MS;
 
 function prepare(): PortInput[] {
   return PORTS.map((port) => {
     const hourly: number[] = [];
-    for (let t = SLOT - 21 * 24 * HOUR; t < READINGS_FROM; t += HOUR) hourly.push(t + 4 * 60_000);
+    for (let t = SLOT - 21 * DAY; t < READINGS_FROM; t += HOUR) hourly.push(t + 4 * 60_000);
     const recent: number[] = [];
     for (let t = READINGS_FROM; t <= SLOT; t += 5 * 60_000) recent.push(t);
     const history = observationsSeen(port, [...hourly, ...recent]).map(
       (o): Observation => ({ ...o, maxLanes: null, fetchedAt: o.observedAt }),
     );
-    const all = new Map<string, LaneReading[]>();
+    const readings = new Map<string, LaneReading[]>();
     const lanes = new Map<string, LaneId>();
     for (const o of history) {
       if (Date.parse(o.observedAt) < READINGS_FROM) continue;
       const key = laneKeyOf(o);
       lanes.set(key, { direction: o.direction, mode: o.mode, lane: o.lane });
-      let list = all.get(key);
+      let list = readings.get(key);
       if (!list) {
         list = [];
-        all.set(key, list);
+        readings.set(key, list);
       }
       list.push({ atMs: Date.parse(o.observedAt), delayMinutes: o.delayMinutes });
     }
-    const input: PortInput = {
-      id: port.id,
-      timeZone: port.timeZone,
-      border: port.border,
-      lanes: [...lanes.values()],
-      readings: all,
-      profile: profileFromAverages(averagesOf(port.id, port.timeZone, history)),
-      pending: [],
-      window: {},
-      days: [],
-    };
+    const averages = averagesOf(port.id, port.timeZone, history);
+    const profile = profileFromAverages(averages);
     // A day of scores at every horizon: the slots of the two days before the measured one are
     // issued, and the last day's targets (one a slot) scored, so every horizon up to +24 h has a
     // record, as a service running for a while has, and intervals and champions come from it.
     const issued: IssuedPort[] = [];
     let record: PortRecord = {};
-    for (let slot = SLOT - 2 * 24 * 4 * SLOT_MS; slot < SLOT; slot += SLOT_MS) {
-      if (slot >= SLOT - 24 * 4 * SLOT_MS) {
-        const scored = scoreTargets([slot - SLOT_MS], issued, all);
+    for (let slot = SLOT - 2 * DAY; slot < SLOT; slot += SLOT_MS) {
+      if (slot >= SLOT - DAY) {
+        const scored = scoreTargets([slot - SLOT_MS], issued, readings);
         record = mergeRecords([record, ...scored.values()]);
       }
-      issued.push(issue(input, slot, record));
+      issued.push(
+        issuePort({
+          portId: port.id,
+          timeZone: port.timeZone,
+          border: port.border,
+          issuedAtMs: slot,
+          profile,
+          lanes: [...lanes.values()].map((lane) => ({
+            lane,
+            readings: (readings.get(laneKeyOf(lane)) ?? []).filter((r) => r.atMs <= slot),
+          })),
+          quantiles: quantilerOf(record),
+          champion: (lane, h, available) => championOf(record, lane, h, available),
+          learned: learnerOf(record),
+        }),
+      );
     }
-    // What the measured slot reads, as the service reads it: the issues aimed at its due target
-    // (one per horizon), and the last 25 hours of readings.
-    const target = SLOT - SLOT_MS;
-    const aimed = new Set(HORIZONS_MINUTES.map((h) => target - h * 60_000));
-    input.pending = issued.filter((p) => aimed.has(Date.parse(p.issuedAt)));
-    input.readings = new Map(
-      [...all].map(([key, list]) => [key, list.filter((r) => r.atMs >= SLOT - HISTORY_MS)]),
-    );
-    input.days = [record, record];
-    input.window = mergeRecords(Array.from({ length: RECORD_DAYS - 2 }, () => record));
-    return input;
+    const aimed = new Set(HORIZONS_MINUTES.map((h) => TARGET - h * 60_000));
+    return {
+      id: port.id,
+      slug: port.slug,
+      timeZone: port.timeZone,
+      border: port.border,
+      lanes: [...lanes.values()],
+      averages,
+      pending: issued.filter((p) => aimed.has(Date.parse(p.issuedAt))),
+      observations: history.filter((o) => Date.parse(o.observedAt) >= SLOT - HISTORY_MS),
+      window: {
+        from: utcDate(SLOT - (RECORD_DAYS - 1) * DAY),
+        to: utcDate(SLOT - 2 * DAY),
+        lanes: mergeRecords(Array.from({ length: RECORD_DAYS - 2 }, () => record)),
+      },
+      days: [
+        { date: utcDate(SLOT - DAY), through: `${utcDate(SLOT - DAY)}T23:45:00.000Z`, lanes: record },
+        // Scored through the target before the measured slot's.
+        {
+          date: utcDate(SLOT),
+          through: new Date(TARGET - SLOT_MS).toISOString(),
+          lanes: structuredClone(record),
+        },
+      ],
+    };
   });
 }
 
-/** One slot's compute for every port: what the ingest's forecast step does between its reads and writes. */
-function cycle(ports: readonly PortInput[]) {
+/** The stores a slot writes to, in memory (it reads nothing from them: its inputs are given). */
+const forecasts: ForecastStore = {
+  cycleDone: async () => false,
+  markCycle: async () => {},
+  pending: async () => [],
+  putPending: async (issue) => issue,
+  skillDays: async () => [],
+  putSkillDay: async () => true,
+  window: async () => undefined,
+  putWindow: async () => {},
+};
+const observations = new Proxy({} as ObservationStore, {
+  get: () => {
+    throw new Error('the bench gives the slot its observations');
+  },
+});
+
+const GENERATED_AT = new Date(SLOT + 6 * 60_000).toISOString();
+
+/** One slot for every port: what the forecast step does between its reads and its writes. */
+async function cycle(ports: readonly PortInput[], days: readonly SkillDay[][]) {
   const records: PortRecord[] = [];
   const bodies: string[] = [];
   let lanes = 0;
-  for (const port of ports) {
-    const targets = dueTargets(SLOT, new Map([[new Date(SLOT).toISOString().slice(0, 10), null]])).slice(-1);
-    const scored = scoreTargets(targets, port.pending, port.readings);
-    const parts = [port.window, ...port.days, ...scored.values()];
-    const merged = mergeRecords(parts, { slot: true });
-    const issued = issue(port, SLOT, merged, parts);
-    lanes += issued.lanes.length;
-    bodies.push(JSON.stringify(portForecastBody(port.id, issued, merged)));
-    records.push(merged);
+  for (const [i, port] of ports.entries()) {
+    const ownDays = days[i] as SkillDay[];
+    const plan = {
+      days: ownDays,
+      targets: dueTargets(SLOT, new Map(ownDays.map((day) => [day.date, day.through]))),
+      issuedAt: [],
+      fromMs: SLOT - HISTORY_MS,
+    };
+    const inputs = { pending: port.pending, observations: port.observations, window: port.window };
+    const rollups = { averages: async () => port.averages };
+    const result = await forecastPort({ forecasts, observations, rollups }, port, port.lanes, SLOT, {
+      plan,
+      inputs,
+    });
+    lanes += result.issue.lanes.length;
+    records.push(result.record);
+    const [document] = buildForecastDocuments(
+      port,
+      portForecastBody(port.id, result.issue, result.record),
+      GENERATED_AT,
+    );
+    bodies.push(document?.body ?? '');
   }
   const summary = JSON.stringify(skillSummaryBody(new Date(SLOT).toISOString(), records));
   return { bodies, summary, lanes, records };
 }
 
+/** Each port's day records as the store would give them: a copy of its own (scoring changes it). */
+const copies = (ports: readonly PortInput[]) => ports.map((port) => structuredClone(port.days));
+
 const prepared = performance.now();
 const ports = prepare();
 const prepareSeconds = (performance.now() - prepared) / 1000;
-const sample = cycle(ports);
-const times = await timeRuns(() => cycle(ports), RUNS, 2);
-// CPU time of the same work: on a shared machine the wall clock also counts other processes' turns.
+const sample = await cycle(ports, copies(ports));
+for (let i = 0; i < 2; i++) await cycle(ports, copies(ports));
+const times: number[] = [];
 const cpu: number[] = [];
 for (let i = 0; i < RUNS; i++) {
+  const days = copies(ports);
+  const start = performance.now();
   const before = process.cpuUsage();
-  cycle(ports);
+  await cycle(ports, days);
   const used = process.cpuUsage(before);
+  times.push(performance.now() - start);
+  // CPU time of the same work: on a shared machine the wall clock also counts other processes' turns.
   cpu.push((used.user + used.system) / 1000);
 }
 // Once a day per port the settled window is rebuilt from 26 day records.
-const rebuild = await timeRuns(
-  () => {
-    for (const port of ports) mergeRecords(Array.from({ length: RECORD_DAYS - 2 }, () => port.days[0] ?? {}));
-  },
-  3,
-  1,
-);
+const rebuild: number[] = [];
+for (let i = 0; i < 3; i++) {
+  const start = performance.now();
+  for (const port of ports)
+    mergeRecords(Array.from({ length: RECORD_DAYS - 2 }, () => port.days[0]?.lanes ?? {}));
+  rebuild.push(performance.now() - start);
+}
 // What the slot published, hashed: a speed-up must leave it to the byte, and a cycle that changed
 // its inputs would publish something else the next time.
-const digest = (run: ReturnType<typeof cycle>) =>
+const digest = (run: Awaited<ReturnType<typeof cycle>>) =>
   createHash('sha256').update(run.bodies.join('\n')).update(run.summary).digest('hex').slice(0, 16);
-const again = cycle(ports);
+const again = await cycle(ports, copies(ports));
 const sizes = sample.bodies.map((b) => Buffer.byteLength(b));
 const withLanes = ports.filter((p) => p.lanes.length > 0).length;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const pendingBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.pending.at(-1)?.lanes ?? [])));
-// A day's record as stored (with its error histograms; the slot's merged record leaves them out).
-const dayBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.days[0] ?? {})));
+// A day's record and the window as stored (with their error histograms; the slot's merged record leaves them out).
+const dayBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.days[0]?.lanes ?? {})));
+const windowBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.window.lanes)));
 
 console.log(
   `forecast bench: ${ports.length} ports (${withLanes} with lanes), ${sample.lanes} lanes, ${RUNS} runs (inputs built in ${prepareSeconds.toFixed(1)} s)`,
 );
 console.log(
-  `one slot, every lane of every port (merge the record's sums: window + 2 days; score, issue with intervals from the parts' histograms, documents, summary): median ${median(times).toFixed(1)} ms wall, p90 ${percentile(times, 90).toFixed(1)} ms; CPU median ${median(cpu).toFixed(1)} ms (target < 100 ms; load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores)`,
+  `one slot, every lane of every port (score into the day's record, merge the record's sums: window + 2 days; issue with intervals from the parts' histograms, documents as published, summary): median ${median(times).toFixed(1)} ms wall, p90 ${percentile(times, 90).toFixed(1)} ms; CPU median ${median(cpu).toFixed(1)} ms (target < 100 ms; load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores)`,
 );
 console.log(
   `port-forecast documents: median ${kb(median(sizes))}, p90 ${kb(percentile(sizes, 90))}, max ${kb(Math.max(...sizes))}, all ${kb(sizes.reduce((a, b) => a + b, 0))} (one per port: under its id)`,
@@ -228,5 +294,5 @@ console.log(
   `published documents and summary, sha256: ${digest(sample)} (first cycle), ${digest(again)} (after the timed runs)${digest(sample) === digest(again) ? '' : ': THE CYCLE CHANGED ITS INPUTS'}`,
 );
 console.log(
-  `stored per port: one slot's forecasts median ${kb(median(pendingBytes))} (max ${kb(Math.max(...pendingBytes))}); one day's record (a full day of scores) median ${kb(median(dayBytes))} (max ${kb(Math.max(...dayBytes))}), DynamoDB's item limit is 400 KiB`,
+  `stored per port: one slot's forecasts median ${kb(median(pendingBytes))} (max ${kb(Math.max(...pendingBytes))}); one day's record (a full day of scores) median ${kb(median(dayBytes))} (max ${kb(Math.max(...dayBytes))}); the settled window median ${kb(median(windowBytes))} (max ${kb(Math.max(...windowBytes))}); DynamoDB's item limit is 400 KiB`,
 );

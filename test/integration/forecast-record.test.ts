@@ -75,6 +75,7 @@ describe('forecast track record: replay and crash safety', () => {
 
   it.each<[ForecastFault, string]>([
     ['half-record', 'one port folded into its record, the rest not'],
+    ['lost-record', 'another run folded the same scores first, so every record write was refused'],
     ['after-issue', 'an issue stored, the step dead before publishing'],
     ['publish', 'two forecast documents written, then publishing failed'],
   ])(
@@ -86,6 +87,7 @@ describe('forecast track record: replay and crash safety', () => {
           if (index % 4 === 1) await world.ingestAt(poll, fault);
           await world.ingestAt(poll);
         }
+        expect(world.faults()).toBeGreaterThan(0);
         expect(await snapshot(world)).toEqual(clean);
       } finally {
         await world.stop();

@@ -17,7 +17,7 @@ import { observationsSeen } from '../../infra/local/simulator/model.ts';
 import { TABLES } from '../../infra/manifest.ts';
 import { startWorld, type World } from './history-world.ts';
 
-export type ForecastFault = 'half-record' | 'after-issue' | 'publish';
+export type ForecastFault = 'half-record' | 'lost-record' | 'after-issue' | 'publish';
 
 export interface ForecastWorld {
   world: World;
@@ -113,6 +113,20 @@ function withFault<T extends Deps>(deps: T, fault: ForecastFault, fired: { count
         },
       };
     }
+    case 'lost-record':
+      // Another run folds the same scores into each record first: this run's guarded write is
+      // refused, and it goes on with the record that run wrote.
+      return {
+        ...deps,
+        forecasts: {
+          ...forecasts,
+          putSkillDay: async (portId, day, previous) => {
+            if (!(await forecasts.putSkillDay(portId, structuredClone(day), previous))) return false;
+            fired.count++;
+            return forecasts.putSkillDay(portId, day, previous);
+          },
+        },
+      };
     case 'after-issue':
       return {
         ...deps,
@@ -131,8 +145,10 @@ function withFault<T extends Deps>(deps: T, fault: ForecastFault, fired: { count
         get: (key) => documents.get(key),
         exists: (key) => documents.exists(key),
         put: async (key, body, meta) => {
-          if (key.startsWith('v1/port-forecast/') && ++written > 2)
+          if (key.startsWith('v1/port-forecast/') && ++written > 2) {
+            fired.count++;
             throw new Error('injected: publish failed');
+          }
           return documents.put(key, body, meta);
         },
       };

@@ -132,7 +132,7 @@ function readingsByLane(observations: readonly Observation[], untilMs: number): 
 }
 
 /** What a port's slot reads first: its live records, the targets that came due, what else to read. */
-interface PortPlan {
+export interface PortPlan {
   days: SkillDay[];
   targets: number[];
   /** Issues to read back: those aimed at the due targets, and the slot's own (a rerun reads it back). */
@@ -142,7 +142,7 @@ interface PortPlan {
 }
 
 /** What a port's slot reads next (per port, or for many ports at once: {@link readInputs}). */
-interface PortInputs {
+export interface PortInputs {
   pending: IssuedPort[];
   observations: Observation[];
   window: SkillWindow | undefined;
@@ -251,17 +251,37 @@ export async function forecastPort(
   const readings = readingsByLane(observations, slotMs);
   const untilRun = untilMs > slotMs ? readingsByLane(observations, untilMs) : readings;
 
-  // 1. Score the targets that came due, one guarded absolute write per target date.
-  const contributions = scoreTargets(targets, pending, readings);
+  // 1. Score the targets that came due straight into the records of their dates (read for this
+  // slot, so theirs to change; a date without one starts empty), then one guarded absolute write
+  // per target date. A write that loses to another run reads the record it lost to back.
+  const counts = new Map<string, number>();
+  const previousThrough = new Map(days.map((day) => [day.date, day.through]));
+  const contributions = scoreTargets(
+    targets,
+    pending,
+    readings,
+    (date) => {
+      let day = byDate.get(date);
+      if (!day) {
+        day = { date, through: null, lanes: {} };
+        byDate.set(date, day);
+      }
+      return [day.lanes];
+    },
+    counts,
+  );
   let scored = 0;
-  for (const [date, contribution] of [...contributions].sort((a, b) => a[0].localeCompare(b[0]))) {
-    const previous = byDate.get(date);
+  for (const date of [...contributions.keys()].sort()) {
+    const day = byDate.get(date) as SkillDay;
     const through = new Date(Math.max(...targets.filter((t) => utcDate(t) === date))).toISOString();
-    const next: SkillDay = { date, through, lanes: mergeRecords([previous?.lanes ?? {}, contribution]) };
-    if (await deps.forecasts.putSkillDay(port.id, next, previous?.through ?? null)) {
+    const next: SkillDay = { date, through, lanes: day.lanes };
+    if (await deps.forecasts.putSkillDay(port.id, next, previousThrough.get(date) ?? null)) {
       byDate.set(date, next);
-      for (const horizons of Object.values(contribution))
-        for (const series of Object.values(horizons)) scored += series.model?.n ?? 0;
+      scored += counts.get(date) ?? 0;
+    } else {
+      const stored = (await deps.forecasts.skillDays(port.id, date)).find((d) => d.date === date);
+      if (stored) byDate.set(date, stored);
+      else byDate.delete(date);
     }
   }
   // Dates whose targets scored nothing still move `through` of a record that exists, so they are

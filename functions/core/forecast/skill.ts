@@ -462,14 +462,16 @@ function keyOfLane(lane: IssuedLane): string {
  * model, both baselines and the published champion are compared on the same targets) against the
  * reading in force. Returns the contributions by UTC date of the target. `pending` may be given
  * by issue time ({@link issuesByTime}); with `into`, the scores are added straight into the
- * records it names for a target date (a replay's day and rolling records), which the result then
- * holds (the first of them per date).
+ * records it names for a target date (a slot's day records, a replay's day and rolling records),
+ * which the result then holds (the first of them per date). With `counts`, the number of
+ * forecasts scored is added to it per target date.
  */
 export function scoreTargets(
   targets: readonly number[],
   pending: readonly IssuedPort[] | ReadonlyMap<number, IssuedPort>,
   readings: ReadonlyMap<string, readonly LaneReading[]>,
   into?: (date: string) => readonly PortRecord[],
+  counts?: Map<string, number>,
 ): Map<string, PortRecord> {
   const byIssue = Array.isArray(pending)
     ? issuesByTime(pending as readonly IssuedPort[])
@@ -498,6 +500,7 @@ export function scoreTargets(
           if (sinks[0]) out.set(date, sinks[0]);
         }
         const champion = point.champion ? point[point.champion] : null;
+        if (counts) counts.set(date, (counts.get(date) ?? 0) + 1);
         for (const record of sinks) {
           const horizons = child(record, key, () => ({}));
           const bySeries = child(horizons, String(h), () => ({}) as Partial<Record<Series, Tally>>);
