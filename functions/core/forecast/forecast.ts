@@ -161,19 +161,26 @@ export function profileFromTypical(
  */
 export function profileFromAverages(averages: readonly ProfileAverage[]): Map<string, LaneProfile> {
   const out = new Map<string, LaneProfile>();
+  // Averages come lane by lane: the lane's key is made and looked up when the lane changes.
+  let last: ProfileAverage | undefined;
+  let profile: LaneProfile | undefined;
   for (const a of averages) {
-    const key = laneKeyOf(a);
-    let profile = out.get(key);
-    if (!profile) {
-      profile = {
-        values: new Float64Array(168).fill(Number.NaN),
-        means: new Float64Array(168).fill(Number.NaN),
-        recent: new Float64Array(168).fill(Number.NaN),
-        recentMeans: new Float64Array(168).fill(Number.NaN),
-        samples: new Float64Array(168),
-      };
-      out.set(key, profile);
+    if (!last || a.direction !== last.direction || a.mode !== last.mode || a.lane !== last.lane) {
+      const key = laneKeyOf(a);
+      profile = out.get(key);
+      if (!profile) {
+        profile = {
+          values: new Float64Array(168).fill(Number.NaN),
+          means: new Float64Array(168).fill(Number.NaN),
+          recent: new Float64Array(168).fill(Number.NaN),
+          recentMeans: new Float64Array(168).fill(Number.NaN),
+          samples: new Float64Array(168),
+        };
+        out.set(key, profile);
+      }
+      last = a;
     }
+    if (!profile) continue;
     const index = a.dayOfWeek * 24 + a.hour;
     if (profile.samples) profile.samples[index] = a.samples;
     if (a.samples >= PROFILE_MIN_SAMPLES) {
