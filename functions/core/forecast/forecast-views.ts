@@ -138,7 +138,7 @@ export type SkillSummaryBody = Omit<BodyOf<typeof ForecastSkillBodySchema>, 'gen
 /** One method's summary at one horizon over every lane. */
 export type SeriesSummary = SkillSummaryBody['horizons'][number]['model'];
 
-function quantile(sorted: readonly number[], p: number): number | null {
+function quantile(sorted: ArrayLike<number>, p: number): number | null {
   if (sorted.length === 0) return null;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
   return Math.round((sorted[index] as number) * 10) / 10;
@@ -146,55 +146,72 @@ function quantile(sorted: readonly number[], p: number): number | null {
 
 /** Median and p90 MAE per horizon over every lane of every port. */
 export function skillSummaryBody(issuedAt: string, records: readonly PortRecord[]): SkillSummaryBody {
-  // Every lane of every port, listed once (each horizon reads them all).
-  const lanes = records.flatMap((record) => Object.values(record));
+  // One pass over every lane of every port, gathering each horizon's figures (by horizon index,
+  // and series index within it).
+  const H = HORIZONS_MINUTES.length;
+  const S = SERIES.length;
+  const maes: number[][] = Array.from({ length: H * S }, () => []);
+  const ns = new Array<number>(H * S).fill(0);
+  const lanesScored = new Array<number>(H).fill(0);
+  const totals = new Array<number>(H).fill(0);
+  // The published forecasts' coverage by level, every lane pooled.
+  const levels: Tally[] = Array.from({ length: H }, () => ({
+    abs: 0,
+    err: 0,
+    cov: 0,
+    n: 0,
+    hist: [],
+    lvn: [0, 0, 0, 0],
+    lvc: [0, 0, 0, 0],
+  }));
+  for (const record of records) {
+    for (const lane in record) {
+      const horizons = record[lane] as PortRecord[string];
+      for (let i = 0; i < H; i++) {
+        const series = horizons[HORIZONS_MINUTES[i] as number];
+        if (!series?.model || series.model.n === 0) continue;
+        lanesScored[i] = (lanesScored[i] as number) + 1;
+        totals[i] = (totals[i] as number) + series.model.n;
+        const published = series.champion;
+        const level = levels[i] as Tally;
+        const lvn = level.lvn as number[];
+        const lvc = level.lvc as number[];
+        for (let b = 0; b < 4; b++) {
+          lvn[b] = (lvn[b] as number) + (published?.lvn?.[b] ?? 0);
+          lvc[b] = (lvc[b] as number) + (published?.lvc?.[b] ?? 0);
+        }
+        level.n += published?.n ?? 0;
+        for (let k = 0; k < S; k++) {
+          const tally = series[SERIES[k] as Series];
+          if (!tally || tally.n < MIN_N) continue;
+          (maes[i * S + k] as number[]).push(tally.abs / tally.n / 10);
+          ns[i * S + k] = (ns[i * S + k] as number) + tally.n;
+        }
+      }
+    }
+  }
   return {
     issuedAt,
     recordDays: RECORD_DAYS,
     minimumN: MIN_N,
     source: `live: forecasts this service published and scored against the readings that arrived, last ${RECORD_DAYS} days`,
-    horizons: HORIZONS_MINUTES.map((h) => {
-      let lanesScored = 0;
-      let total = 0;
+    horizons: HORIZONS_MINUTES.map((h, i) => {
       const perSeries = {} as Record<Series, SeriesSummary>;
-      const maes = Object.fromEntries(SERIES.map((s) => [s, [] as number[]])) as Record<Series, number[]>;
-      const ns = Object.fromEntries(SERIES.map((s) => [s, 0])) as Record<Series, number>;
-      // The published forecasts' coverage by level, every lane pooled.
-      const levels: Tally = { abs: 0, err: 0, cov: 0, n: 0, hist: [], lvn: [0, 0, 0, 0], lvc: [0, 0, 0, 0] };
-      const hKey = String(h);
-      for (const horizons of lanes) {
-        const series = horizons[hKey];
-        if (!series?.model || series.model.n === 0) continue;
-        lanesScored++;
-        total += series.model.n;
-        const published = series.champion;
-        for (let i = 0; i < 4; i++) {
-          (levels.lvn as number[])[i] = ((levels.lvn as number[])[i] ?? 0) + (published?.lvn?.[i] ?? 0);
-          (levels.lvc as number[])[i] = ((levels.lvc as number[])[i] ?? 0) + (published?.lvc?.[i] ?? 0);
-        }
-        levels.n += published?.n ?? 0;
-        for (const name of SERIES) {
-          const tally = series[name];
-          if (!tally || tally.n < MIN_N) continue;
-          maes[name].push(tally.abs / tally.n / 10);
-          ns[name] += tally.n;
-        }
-      }
-      for (const name of SERIES) {
-        const sorted = maes[name].sort((a, b) => a - b);
-        perSeries[name] = {
+      for (let k = 0; k < S; k++) {
+        const sorted = Float64Array.from(maes[i * S + k] as number[]).sort();
+        perSeries[SERIES[k] as Series] = {
           lanes: sorted.length,
-          n: ns[name],
+          n: ns[i * S + k] as number,
           medianMae: quantile(sorted, 0.5),
           p90Mae: quantile(sorted, 0.9),
         };
       }
       return {
         horizonMinutes: h,
-        lanesScored,
-        n: total,
+        lanesScored: lanesScored[i] as number,
+        n: totals[i] as number,
         ...perSeries,
-        coverageByLevel: figuresOf(levels, true).coverageByLevel ?? [],
+        coverageByLevel: figuresOf(levels[i], true).coverageByLevel ?? [],
       };
     }),
   };
