@@ -8,8 +8,9 @@
  * Inputs come from the feed simulator's model, as a service that has run for weeks holds them:
  * three weeks of hourly readings for the profiles, 5-minute readings for the last three days, a
  * day's record of scores at every horizon up to +24 h (the slots of the two days before the
- * measured one issued, the last day's targets scored), stored as yesterday's and today's records
- * and summed over 26 days as the settled window; the measured slot reads what the service reads
+ * measured one issued, the last day's targets scored), stored as today's record and summed over
+ * the 27 days before as the settled window (at the measured slot, 17:00 UTC, yesterday's targets
+ * are no longer scored); the measured slot reads what the service reads
  * (the issues aimed at its due target, 25 hours of observations, the hourly averages). Each run
  * gets its own copy of the day records, as the service reads them from the store: scoring changes
  * them.
@@ -78,7 +79,7 @@ interface PortInput {
   /** The last 25 hours of observations. */
   observations: Observation[];
   window: SkillWindow;
-  /** Yesterday's and today's records, as stored (each run scores into a copy). */
+  /** The live records (today's), as stored (each run scores into a copy). */
   days: SkillDay[];
 }
 
@@ -167,20 +168,14 @@ function prepare(): PortInput[] {
       averages,
       pending: issued.filter((p) => aimed.has(Date.parse(p.issuedAt))),
       observations: history.filter((o) => Date.parse(o.observedAt) >= SLOT - HISTORY_MS),
+      // At 17:00 UTC yesterday is settled: the window holds the 27 days before today.
       window: {
         from: utcDate(SLOT - (RECORD_DAYS - 1) * DAY),
-        to: utcDate(SLOT - 2 * DAY),
-        lanes: mergeRecords(Array.from({ length: RECORD_DAYS - 2 }, () => record)),
+        to: utcDate(SLOT - DAY),
+        lanes: mergeRecords(Array.from({ length: RECORD_DAYS - 1 }, () => record)),
       },
-      days: [
-        { date: utcDate(SLOT - DAY), through: `${utcDate(SLOT - DAY)}T23:45:00.000Z`, lanes: record },
-        // Scored through the target before the measured slot's.
-        {
-          date: utcDate(SLOT),
-          through: new Date(TARGET - SLOT_MS).toISOString(),
-          lanes: structuredClone(record),
-        },
-      ],
+      // Today's record, scored through the target before the measured slot's.
+      days: [{ date: utcDate(SLOT), through: new Date(TARGET - SLOT_MS).toISOString(), lanes: record }],
     };
   });
 }
@@ -256,12 +251,13 @@ for (let i = 0; i < RUNS; i++) {
   // CPU time of the same work: on a shared machine the wall clock also counts other processes' turns.
   cpu.push((used.user + used.system) / 1000);
 }
-// Once a day per port the settled window is rebuilt from 26 day records.
+// Twice a day (at midnight UTC, and when yesterday settles) each port's settled window is rebuilt
+// from its day records.
 const rebuild: number[] = [];
 for (let i = 0; i < 3; i++) {
   const start = performance.now();
   for (const port of ports)
-    mergeRecords(Array.from({ length: RECORD_DAYS - 2 }, () => port.days[0]?.lanes ?? {}));
+    mergeRecords(Array.from({ length: RECORD_DAYS - 1 }, () => port.days[0]?.lanes ?? {}));
   rebuild.push(performance.now() - start);
 }
 // What the slot published, hashed: a speed-up must leave it to the byte, and a cycle that changed
@@ -281,13 +277,13 @@ console.log(
   `forecast bench: ${ports.length} ports (${withLanes} with lanes), ${sample.lanes} lanes, ${RUNS} runs (inputs built in ${prepareSeconds.toFixed(1)} s)`,
 );
 console.log(
-  `one slot, every lane of every port (score into the day's record, merge the record's sums: window + 2 days; issue with intervals from the parts' histograms, documents as published, summary): median ${median(times).toFixed(1)} ms wall, p90 ${percentile(times, 90).toFixed(1)} ms; CPU median ${median(cpu).toFixed(1)} ms (target < 100 ms; load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores)`,
+  `one slot, every lane of every port (score into the day's record, merge the record's sums: the settled window and today; issue with intervals from the parts' histograms, documents as published, summary): median ${median(times).toFixed(1)} ms wall, p90 ${percentile(times, 90).toFixed(1)} ms; CPU median ${median(cpu).toFixed(1)} ms (target < 100 ms; load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores)`,
 );
 console.log(
   `port-forecast documents: median ${kb(median(sizes))}, p90 ${kb(percentile(sizes, 90))}, max ${kb(Math.max(...sizes))}, all ${kb(sizes.reduce((a, b) => a + b, 0))} (one per port: under its id)`,
 );
 console.log(
-  `once a day: rebuilding every port's settled 26-day window: median ${median(rebuild).toFixed(0)} ms`,
+  `twice a day: rebuilding every port's settled 27-day window: median ${median(rebuild).toFixed(0)} ms`,
 );
 console.log(`forecast-skill document: ${kb(Buffer.byteLength(sample.summary))}`);
 console.log(

@@ -1,6 +1,6 @@
 /**
- * The forecast step on the embedded stores: nine hours of 15-minute ingest cycles across the spring
- * DST change, with three weeks of history behind it. Replaying every document adds nothing to the
+ * The forecast step on the embedded stores: fourteen hours of 15-minute ingest cycles across
+ * midnight UTC and the spring DST change, with three weeks of history behind it. Replaying every document adds nothing to the
  * track record; a crash at any step of the forecast step followed by a rerun leaves exactly the
  * track record and documents of a clean run.
  */
@@ -10,8 +10,10 @@ import type { SkillDay } from '../../functions/core/forecast/skill.ts';
 import { FORECAST_KEYS, type ForecastFault, startForecastWorld } from './forecast-world.ts';
 
 const PORTS = ['250401', '090101', 'cbsa-north-portal'];
-const START = Date.parse('2026-03-08T04:06:00Z');
-const POLLS = Array.from({ length: 4 * 9 }, (_, i) => START + i * 15 * 60_000);
+// From before midnight UTC (so yesterday's record takes scores, then settles into the window at
+// 01:45) to past the spring DST change of every zone.
+const START = Date.parse('2026-03-07T23:06:00Z');
+const POLLS = Array.from({ length: 4 * 14 }, (_, i) => START + i * 15 * 60_000);
 
 interface Snapshot {
   records: Record<string, SkillDay[]>;
@@ -58,6 +60,25 @@ describe('forecast track record: replay and crash safety', () => {
         expect(point.high).toBeGreaterThanOrEqual(point.delayMinutes);
       }
       expect(lane.skill.find((s) => s.horizonMinutes === 15)?.model.n).toBeGreaterThan(0);
+    }
+  });
+
+  it('the published track record is every stored record summed, across midnight UTC and yesterday settling', () => {
+    for (const id of PORTS) {
+      const days = clean.records[id] ?? [];
+      // Both dates took scores: yesterday's record was live, then summed in the settled window.
+      expect(days.map((day) => day.date)).toEqual(['2026-03-07', '2026-03-08']);
+      const body = clean.forecasts[id] as PortForecastBody;
+      for (const lane of body.lanes) {
+        const key = `${lane.direction}#${lane.mode}#${lane.lane}`;
+        for (const skill of lane.skill) {
+          const stored = days.reduce(
+            (n, day) => n + (day.lanes[key]?.[String(skill.horizonMinutes)]?.model?.n ?? 0),
+            0,
+          );
+          expect(skill.model.n, `${id} ${key} +${skill.horizonMinutes} min`).toBe(stored);
+        }
+      }
     }
   });
 

@@ -43,6 +43,7 @@ import { buildForecastDocuments, portForecastBody, skillSummaryBody } from './fo
 import {
   championOf,
   dueTargets,
+  earliestTarget,
   learnerOf,
   MAX_ACTUAL_AGE_MS,
   mergeRecords,
@@ -81,9 +82,10 @@ export interface ForecastStore {
 }
 
 /**
- * The sum of a port's records of the target dates `from`..`to` (all settled: two days old or
- * more, when no more scores arrive), rebuilt once a day, so a slot reads three items (this window,
- * yesterday and today) instead of 28.
+ * The sum of a port's records of the target dates `from`..`to`, all settled (no slot scores their
+ * targets any more: see `earliestTarget`), so a slot reads two items (this window and today's
+ * record) instead of 28; three in the first two hours of a UTC day, while yesterday's targets are
+ * still scored. Rebuilt when either end moves: at midnight UTC, and when yesterday settles.
  */
 export interface SkillWindow {
   from: string;
@@ -150,8 +152,9 @@ export interface PortInputs {
 
 async function planPort(forecasts: ForecastStore, portId: string, slotMs: number): Promise<PortPlan> {
   const slot = new Date(slotMs).toISOString();
-  // Yesterday's and today's records take new scores; older ones are settled, summed in the window.
-  const days = await forecasts.skillDays(portId, utcDate(slotMs - 86_400_000));
+  // The records of the dates whose targets the slot may still score (today's, and yesterday's in
+  // the first two hours of a day); older ones are settled, summed in the window.
+  const days = await forecasts.skillDays(portId, utcDate(earliestTarget(slotMs)));
   const targets = dueTargets(slotMs, new Map(days.map((day) => [day.date, day.through])));
   const earliest = Math.min(targets[0] ?? slotMs, slotMs - SCORE_BACKLOG_MS);
   return {
@@ -333,7 +336,7 @@ export async function forecastPort(
   return { issue, record, scored };
 }
 
-/** The port's settled window for the slot's day, rebuilt from the records when the day moved on. */
+/** The port's settled window for the slot, rebuilt from the records when either of its ends moved. */
 async function settledWindow(
   forecasts: ForecastStore,
   portId: string,
@@ -341,7 +344,7 @@ async function settledWindow(
   stored: SkillWindow | undefined,
 ): Promise<SkillWindow> {
   const from = utcDate(slotMs - (RECORD_DAYS - 1) * 86_400_000);
-  const to = utcDate(slotMs - 2 * 86_400_000);
+  const to = utcDate(earliestTarget(slotMs) - 86_400_000);
   if (stored && stored.from === from && stored.to === to) return stored;
   const days = (await forecasts.skillDays(portId, from)).filter((day) => day.date <= to);
   const window: SkillWindow = { from, to, lanes: mergeRecords(days.map((day) => day.lanes)) };

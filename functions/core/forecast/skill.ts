@@ -337,11 +337,17 @@ export function actualAt(readings: readonly LaneReading[], atMs: number): number
   return found.delayMinutes;
 }
 
+/**
+ * The earliest target the slot of `slotMs` may score ({@link SCORE_BACKLOG_MS}): no later slot
+ * scores an older one, so the records of the UTC dates before this one's are settled for good.
+ */
+export const earliestTarget = (slotMs: number): number => Math.max(slotMs - SCORE_BACKLOG_MS, 0) + SLOT_MS;
+
 /** Target times to score in the cycle of slot `slotMs`: on the grid, due, not yet folded in. */
 export function dueTargets(slotMs: number, throughByDate: ReadonlyMap<string, string | null>): number[] {
   const out: number[] = [];
   const last = slotMs - SCORE_DELAY_MS;
-  for (let t = Math.max(slotMs - SCORE_BACKLOG_MS, 0) + SLOT_MS; t <= last; t += SLOT_MS) {
+  for (let t = earliestTarget(slotMs); t <= last; t += SLOT_MS) {
     const through = throughByDate.get(utcDate(t));
     if (through && Date.parse(through) >= t) continue;
     out.push(t);
