@@ -53,6 +53,7 @@ import {
   SCORE_BACKLOG_MS,
   type SkillDay,
   scoreTargets,
+  slotRecord,
   utcDate,
 } from './skill.ts';
 
@@ -298,10 +299,10 @@ export async function forecastPort(
     if (await deps.forecasts.putSkillDay(port.id, next, previous?.through ?? null)) byDate.set(date, next);
   }
   const window = await settledWindow(deps.forecasts, port.id, slotMs, storedWindow);
-  // The sums the slot reads (champions, weights, figures) merged; the intervals' histograms are
-  // summed from the parts only where asked for.
+  // The sums the slot reads (champions, weights, figures) added into the window it read; the
+  // intervals' histograms are summed from the parts only where asked for.
   const parts = [window.lanes, ...[...byDate.values()].map((day) => day.lanes)];
-  const record = mergeRecords(parts, { slot: true });
+  const record = slotRecord(parts);
 
   // 2. The slot's issue: the stored one, else issued now from what was known at the slot's start.
   let issue = pending.find((p) => p.issuedAt === slot);

@@ -253,22 +253,12 @@ function copyTally(from: Tally, histograms = true, levels = true): Tally {
 
 /**
  * Adds `from` into `into` (or takes it out, with `sign` -1). With `histograms` false, what
- * {@link mergeRecords} keeps for a slot: no error histograms (`hist` stays empty, `bands`
- * absent), and coverage by level (`lvn`, `lvc`) for the published series only.
+ * {@link slotRecord} adds for a slot: no error histograms, and coverage by level (`lvn`, `lvc`)
+ * for the published series only.
  */
-export function addRecord(
-  into: PortRecord,
-  from: PortRecord,
-  sign = 1,
-  histograms = true,
-  /**
-   * A slot's merge, whose result is only read: a tally new to `into` is `from`'s own object (no
-   * copy), recorded here, and copied only when a later part adds to it, so no part is changed.
-   */
-  shared?: Set<Tally>,
-): void {
-  // Hot path (every slot merges the window): keyed loops, no entry arrays; a tally new to `into`
-  // is copied (or, in a slot's merge, shared) rather than summed into an empty one.
+export function addRecord(into: PortRecord, from: PortRecord, sign = 1, histograms = true): void {
+  // Hot path (every slot adds today's record to the window): keyed loops, no entry arrays; a
+  // tally new to `into` is copied rather than summed into an empty one.
   for (const lane in from) {
     const horizons = from[lane] as Record<string, Partial<Record<Series, Tally>>>;
     let intoHorizons = into[lane];
@@ -287,17 +277,10 @@ export function addRecord(
         const tally = series[name as Series] as Tally;
         const existing = intoSeries[name as Series];
         const levels = histograms || name === 'champion';
-        if (existing === undefined && sign === 1) {
-          if (shared) {
-            intoSeries[name as Series] = tally;
-            shared.add(tally);
-          } else intoSeries[name as Series] = copyTally(tally, histograms, levels);
-        } else {
-          let target = existing ?? child(intoSeries as Record<string, Tally>, name, emptyTally);
-          if (shared?.has(target)) {
-            target = copyTally(target, histograms, levels);
-            intoSeries[name as Series] = target;
-          }
+        if (existing === undefined && sign === 1)
+          intoSeries[name as Series] = copyTally(tally, histograms, levels);
+        else {
+          const target = existing ?? child(intoSeries as Record<string, Tally>, name, emptyTally);
           addTally(target, tally, sign, histograms, levels);
         }
       }
@@ -305,22 +288,28 @@ export function addRecord(
   }
 }
 
-/**
- * The sum of records (a new object). With `slot: true`, only what a slot reads from it: every
- * series' error sums and counts (the champion, the published figures), the model's learning sums
- * (the weights and centre), and coverage by level of the published series only (the documents);
- * no error histograms. A slot's intervals then come from {@link quantilerOf} over the records
- * themselves, which sums only the histograms it is asked for (most of a merge's work is otherwise
- * in the histograms, and a slot reads about one band in five). A slot's merge is for reading only:
- * a tally that one part alone holds is that part's own object, not a copy (it may then carry its
- * histograms too); a tally two parts hold is a new sum, so no part is ever changed.
- */
-export function mergeRecords(records: readonly PortRecord[], options: { slot?: boolean } = {}): PortRecord {
-  const slot = options.slot === true;
-  const shared = slot ? new Set<Tally>() : undefined;
+/** The sum of records (a new object; none of them is changed). */
+export function mergeRecords(records: readonly PortRecord[]): PortRecord {
   const out: PortRecord = {};
-  for (const record of records) addRecord(out, record, 1, !slot, shared);
+  for (const record of records) addRecord(out, record, 1);
   return out;
+}
+
+/**
+ * A slot's record from its parts (the settled window, then the live days' records), for a slot
+ * that owns them (read from the store for it): the later parts' sums are added into the first
+ * part's own tallies, in place, and the first part is the result. It then holds what a slot
+ * reads: every series' error sums and counts (the champion, the published figures), the model's
+ * learning sums (the weights and centre), and the published series' coverage by level (the
+ * documents); the other series' coverage by level stays the first part's, unread. Error
+ * histograms are not added: each part keeps its own, and a slot's intervals come from
+ * {@link quantilerOf} over the parts, which sums only the histograms it is asked for (a slot reads
+ * about one band in five). No tally is copied, so a slot allocates no record.
+ */
+export function slotRecord(parts: readonly PortRecord[]): PortRecord {
+  const [first = {}, ...rest] = parts;
+  for (const part of rest) addRecord(first, part, 1, false);
+  return first;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   addRecord,
   mergeRecords,
   type PortRecord,
+  slotRecord,
   type Tally,
 } from '../../../../functions/core/forecast/skill.ts';
 
@@ -36,13 +37,15 @@ const parts = (): PortRecord[] => [
   { 'into-us#passenger#standard': { '60': { model: tally(1), persistence: tally(1) } } },
 ];
 
-describe("a slot's merge of the record", () => {
-  it('gives the same sums as the full merge and changes none of its parts', () => {
+describe("a slot's record", () => {
+  it('holds the sums of the full merge, added into the first part alone', () => {
     const given = parts();
     const before = structuredClone(given);
-    const slot = mergeRecords(given, { slot: true });
+    const slot = slotRecord(given);
     const full = mergeRecords(parts());
-    expect(given).toEqual(before);
+    // The first part (the window) is the result; the later parts (the live days) are unchanged.
+    expect(slot).toBe(given[0]);
+    expect(given.slice(1)).toEqual(before.slice(1));
     for (const [lane, horizons] of Object.entries(full)) {
       for (const [h, series] of Object.entries(horizons)) {
         for (const [name, sums] of Object.entries(series)) {
@@ -73,12 +76,16 @@ describe("a slot's merge of the record", () => {
     }
     // The published series keeps its coverage by level.
     expect(slot['into-us#passenger#standard']?.['60']?.champion?.lvn).toEqual([40, 0, 0, 0]);
-    // A tally summed from several parts is a new object, without histograms.
-    const summed = slot['into-us#passenger#standard']?.['60']?.model;
-    expect(summed?.n).toBe(44);
-    expect(summed?.bands).toBeUndefined();
-    // Merging again gives the same: nothing leaked into the parts.
-    expect(mergeRecords(given, { slot: true })).toEqual(slot);
+    // The first part's histograms stay its own (the intervals sum each part's).
+    expect(slot['into-us#passenger#standard']?.['60']?.model?.bands).toEqual(
+      before[0]?.['into-us#passenger#standard']?.['60']?.model?.bands,
+    );
+    expect(slot['into-us#passenger#standard']?.['60']?.model?.n).toBe(44);
+    // A tally only a later part holds is copied in, without histograms: that part keeps its own.
+    const added = slot['into-us#passenger#ready']?.['60']?.model;
+    expect(added).not.toBe(given[1]?.['into-us#passenger#ready']?.['60']?.model);
+    expect(added?.n).toBe(2);
+    expect(added?.bands).toBeUndefined();
   });
 });
 
@@ -121,14 +128,14 @@ describe('tallies a merge makes', () => {
   const LAYOUT = ['abs', 'err', 'cov', 'n', 'hist', 'bands', 'lvn', 'lvc', 'reg', 'ctr', 'cor'];
 
   it.each([
-    ['the full merge', false, 5],
-    ['a slot merge (the tallies summed from several parts)', true, 1],
-  ])('%s: every tally it builds has the one layout', (_name, slot, built) => {
+    ['the full merge', mergeRecords, 5],
+    ["a slot's record (the tallies a later part adds)", slotRecord, 2],
+  ])('%s: every tally it builds has the one layout', (_name, merge, built) => {
     const given = parts();
     const own = new Set(
       given.flatMap((part) => Object.values(part).flatMap((h) => Object.values(h).flatMap(Object.values))),
     );
-    const merged = mergeRecords(given, { slot });
+    const merged = merge(given);
     const made = Object.values(merged)
       .flatMap((h) => Object.values(h).flatMap(Object.values))
       .filter((tally) => !own.has(tally));
