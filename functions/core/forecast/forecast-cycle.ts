@@ -122,13 +122,30 @@ export interface ForecastOutcome {
 /** Readings of a port's lanes (oldest first) from its observations. */
 function readingsByLane(observations: readonly Observation[], untilMs: number): Map<string, LaneReading[]> {
   const out = new Map<string, LaneReading[]>();
+  // A port's lanes are read together, so a time repeats from one observation to the next (parsed
+  // once), and a lane's list is looked up only when the lane changes.
+  let lastAt = '';
+  let lastMs = 0;
+  let lastLane: Observation | undefined;
+  let list: LaneReading[] = [];
   for (const o of observations) {
-    const atMs = Date.parse(o.observedAt);
-    if (atMs > untilMs) continue;
-    const key = laneKeyOf(o);
-    const list = out.get(key) ?? [];
-    list.push({ atMs, delayMinutes: o.delayMinutes });
-    out.set(key, list);
+    if (o.observedAt !== lastAt) {
+      lastAt = o.observedAt;
+      lastMs = Date.parse(lastAt);
+    }
+    if (lastMs > untilMs) continue;
+    if (
+      !lastLane ||
+      o.direction !== lastLane.direction ||
+      o.mode !== lastLane.mode ||
+      o.lane !== lastLane.lane
+    ) {
+      const key = laneKeyOf(o);
+      list = out.get(key) ?? [];
+      out.set(key, list);
+      lastLane = o;
+    }
+    list.push({ atMs: lastMs, delayMinutes: o.delayMinutes });
   }
   for (const list of out.values()) list.sort((a, b) => a.atMs - b.atMs);
   return out;

@@ -377,18 +377,20 @@ function score(
   tally.bands = bands;
   if (series !== 'model' || !basis) return;
   if (basis.x) {
-    const x = basis.x.map(tenths) as [number, number, number];
+    const x0 = tenths(basis.x[0]);
+    const x1 = tenths(basis.x[1]);
+    const x2 = tenths(basis.x[2]);
     const y = tenths(actual) - tenths(basis.base);
     const reg = tally.reg ?? new Array<number>(10).fill(0);
-    reg[0] = (reg[0] ?? 0) + x[0] * x[0];
-    reg[1] = (reg[1] ?? 0) + x[0] * x[1];
-    reg[2] = (reg[2] ?? 0) + x[0] * x[2];
-    reg[3] = (reg[3] ?? 0) + x[1] * x[1];
-    reg[4] = (reg[4] ?? 0) + x[1] * x[2];
-    reg[5] = (reg[5] ?? 0) + x[2] * x[2];
-    reg[6] = (reg[6] ?? 0) + x[0] * y;
-    reg[7] = (reg[7] ?? 0) + x[1] * y;
-    reg[8] = (reg[8] ?? 0) + x[2] * y;
+    reg[0] = (reg[0] ?? 0) + x0 * x0;
+    reg[1] = (reg[1] ?? 0) + x0 * x1;
+    reg[2] = (reg[2] ?? 0) + x0 * x2;
+    reg[3] = (reg[3] ?? 0) + x1 * x1;
+    reg[4] = (reg[4] ?? 0) + x1 * x2;
+    reg[5] = (reg[5] ?? 0) + x2 * x2;
+    reg[6] = (reg[6] ?? 0) + x0 * y;
+    reg[7] = (reg[7] ?? 0) + x1 * y;
+    reg[8] = (reg[8] ?? 0) + x2 * y;
     reg[9] = (reg[9] ?? 0) + 1;
     tally.reg = reg;
   }
