@@ -163,12 +163,14 @@ export function profileFromAverages(averages: readonly ProfileAverage[]): Map<st
   const out = new Map<string, LaneProfile>();
   // Averages come lane by lane: the lane's key is made and looked up when the lane changes.
   let last: ProfileAverage | undefined;
-  let profile: LaneProfile | undefined;
+  // Assigned at the first average (`last` is undefined then).
+  let profile!: LaneProfile;
   for (const a of averages) {
     if (!last || a.direction !== last.direction || a.mode !== last.mode || a.lane !== last.lane) {
       const key = laneKeyOf(a);
-      profile = out.get(key);
-      if (!profile) {
+      const known = out.get(key);
+      if (known) profile = known;
+      else {
         profile = {
           values: new Float64Array(168).fill(Number.NaN),
           means: new Float64Array(168).fill(Number.NaN),
@@ -180,7 +182,6 @@ export function profileFromAverages(averages: readonly ProfileAverage[]): Map<st
       }
       last = a;
     }
-    if (!profile) continue;
     const index = a.dayOfWeek * 24 + a.hour;
     if (profile.samples) profile.samples[index] = a.samples;
     if (a.samples >= PROFILE_MIN_SAMPLES) {

@@ -304,7 +304,8 @@ export function mergeRecords(records: readonly PortRecord[]): PortRecord {
  * documents); the other series' coverage by level stays the first part's, unread. Error
  * histograms are not added: each part keeps its own, and a slot's intervals come from
  * {@link quantilerOf} over the parts, which sums only the histograms it is asked for (a slot reads
- * about one band in five). No tally is copied, so a slot allocates no record.
+ * about one band in five). Only a tally the first part lacks is copied in, so a slot builds almost
+ * no record of its own.
  */
 export function slotRecord(parts: readonly PortRecord[]): PortRecord {
   const [first = {}, ...rest] = parts;
