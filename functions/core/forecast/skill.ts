@@ -551,16 +551,16 @@ export function figuresOf(tally: Tally | undefined, levels = false): SkillFigure
   if (!tally || tally.n === 0) {
     return { mae: null, bias: null, coverage: null, n: 0, ...(levels ? { coverageByLevel: [] } : {}) };
   }
+  const mae = Math.round(tally.abs / tally.n) / 10;
+  const bias = Math.round(tally.err / tally.n) / 10;
+  const coverage = share(tally.cov, tally.n);
+  if (!levels) return { mae, bias, coverage, n: tally.n };
   const lvn = tally.lvn;
-  const figures: SkillFigures = {
-    mae: Math.round(tally.abs / tally.n) / 10,
-    bias: Math.round(tally.err / tally.n) / 10,
-    coverage: share(tally.cov, tally.n),
-    n: tally.n,
-  };
-  if (!levels) return figures;
   return {
-    ...figures,
+    mae,
+    bias,
+    coverage,
+    n: tally.n,
     coverageByLevel: lvn
       ? LEVEL_BAND_NAMES.map((level, i) => {
           const n = lvn[i] ?? 0;
@@ -757,30 +757,43 @@ export const PRIOR_PAIRS = 50;
 function fitWeights(reg: readonly number[] | undefined, prior: readonly number[]): [number, number, number] {
   const pairs = reg?.[9] ?? 0;
   if (!reg || pairs <= 0) return [prior[0] ?? 0, prior[1] ?? 0, prior[2] ?? 0];
-  const [a00 = 0, a01 = 0, a02 = 0, a11 = 0, a12 = 0, a22 = 0, b0 = 0, b1 = 0, b2 = 0] = reg;
+  const a00 = reg[0] ?? 0;
+  const a11 = reg[3] ?? 0;
+  const a22 = reg[5] ?? 0;
   // Each weight's ridge is its regressor's mean square (floored at 1 square minute) times PRIOR_PAIRS.
-  const ridge = (diagonal: number) => (PRIOR_PAIRS * Math.max(diagonal / pairs, 100)) as number;
-  const l0 = ridge(a00);
-  const l1 = ridge(a11);
-  const l2 = ridge(a22);
-  const m = [
-    [a00 + l0, a01, a02, b0 + l0 * (prior[0] ?? 0)],
-    [a01, a11 + l1, a12, b1 + l1 * (prior[1] ?? 0)],
-    [a02, a12, a22 + l2, b2 + l2 * (prior[2] ?? 0)],
-  ];
-  // Gaussian elimination: the matrix is symmetric positive definite (the ridge sees to it).
+  const l0 = PRIOR_PAIRS * Math.max(a00 / pairs, 100);
+  const l1 = PRIOR_PAIRS * Math.max(a11 / pairs, 100);
+  const l2 = PRIOR_PAIRS * Math.max(a22 / pairs, 100);
+  // The augmented 3 x 4 matrix, row by row, in a buffer reused by every fit (a slot fits thousands).
+  const m = FIT;
+  m[0] = a00 + l0;
+  m[1] = reg[1] ?? 0;
+  m[2] = reg[2] ?? 0;
+  m[3] = (reg[6] ?? 0) + l0 * (prior[0] ?? 0);
+  m[4] = reg[1] ?? 0;
+  m[5] = a11 + l1;
+  m[6] = reg[4] ?? 0;
+  m[7] = (reg[7] ?? 0) + l1 * (prior[1] ?? 0);
+  m[8] = reg[2] ?? 0;
+  m[9] = reg[4] ?? 0;
+  m[10] = a22 + l2;
+  m[11] = (reg[8] ?? 0) + l2 * (prior[2] ?? 0);
+  // Gauss-Jordan elimination: the matrix is symmetric positive definite (the ridge sees to it).
   for (let c = 0; c < 3; c++) {
-    const pivot = m[c] as number[];
     for (let r = 0; r < 3; r++) {
       if (r === c) continue;
-      const row = m[r] as number[];
-      const f = (row[c] as number) / (pivot[c] as number);
-      for (let k = c; k < 4; k++) row[k] = (row[k] as number) - f * (pivot[k] as number);
+      const f = (m[4 * r + c] as number) / (m[4 * c + c] as number);
+      for (let k = c; k < 4; k++) m[4 * r + k] = (m[4 * r + k] as number) - f * (m[4 * c + k] as number);
     }
   }
-  const w = m.map((row, i) => (row[3] as number) / (row[i] as number));
-  return [w[0] ?? 0, w[1] ?? 0, w[2] ?? 0];
+  return [
+    (m[3] as number) / (m[0] as number),
+    (m[7] as number) / (m[5] as number),
+    (m[11] as number) / (m[10] as number),
+  ];
 }
+
+const FIT = new Float64Array(12);
 
 /**
  * The profile centre with the lowest mean absolute error on a tally's `ctr` sums, among those
