@@ -8,10 +8,10 @@
  *
  *   npm run migrate                  the store under DATA_DIR (default .data), attached to a running
  *                                    npm start or opened here
- *   npm run migrate -- --aws         the deployed tables: TABLE_OBSERVATIONS and TABLE_ROLLUPS name
- *                                    them, AWS credentials and region as the AWS CLI finds them
+ *   npm run migrate -- --aws         the deployed tables: TABLE_OBSERVATIONS, TABLE_ROLLUPS and
+ *                                    TABLE_HEALTH (the lease's) name them, AWS credentials and
+ *                                    region as the AWS CLI finds them
  */
-
 import { createDocumentClient } from '../functions/adapters/dynamo/client.ts';
 import { asAnotherWriterOf } from '../functions/adapters/dynamo/lease.ts';
 import { migrateHistory } from '../functions/adapters/dynamo/migrate.ts';

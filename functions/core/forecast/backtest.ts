@@ -17,6 +17,7 @@ import {
 } from '../history/rollups.ts';
 import { type Border, DIRECTIONS, LANES, MODES, OBSERVATION_CSV_COLUMNS } from '../model.ts';
 import {
+  emptyLaneProfile,
   HISTORY_MS,
   HORIZONS_MINUTES,
   type IssuedPort,
@@ -374,13 +375,7 @@ function step(state: PortState, slot: number, options: BacktestOptions): void {
     histogram[value] = (histogram[value] ?? 0) + 1;
     let profile = state.profile.get(key);
     if (!profile) {
-      profile = {
-        values: new Float64Array(168).fill(Number.NaN),
-        means: new Float64Array(168).fill(Number.NaN),
-        recent: new Float64Array(168).fill(Number.NaN),
-        recentMeans: new Float64Array(168).fill(Number.NaN),
-        samples: new Float64Array(168),
-      };
+      profile = emptyLaneProfile();
       state.profile.set(key, profile);
     }
     const sums = state.sums.get(key) ?? new Float64Array(168);

@@ -276,7 +276,6 @@ export async function forecastPort(
   // slot, so theirs to change; a date without one starts empty), then one guarded absolute write
   // per target date. A write that loses to another run reads the record it lost to back.
   const counts = new Map<string, number>();
-  const previousThrough = new Map(days.map((day) => [day.date, day.through]));
   const contributions = scoreTargets(
     targets,
     pending,
@@ -293,10 +292,11 @@ export async function forecastPort(
   );
   let scored = 0;
   for (const date of [...contributions.keys()].sort()) {
+    // Scoring changed the record's lanes only: its `through` is still the one read.
     const day = byDate.get(date) as SkillDay;
     const through = new Date(Math.max(...targets.filter((t) => utcDate(t) === date))).toISOString();
     const next: SkillDay = { date, through, lanes: day.lanes };
-    if (await deps.forecasts.putSkillDay(port.id, next, previousThrough.get(date) ?? null)) {
+    if (await deps.forecasts.putSkillDay(port.id, next, day.through)) {
       byDate.set(date, next);
       scored += counts.get(date) ?? 0;
     } else {

@@ -127,6 +127,17 @@ export interface LaneProfile {
   samples?: Float64Array;
 }
 
+/** A lane's profile with every centre and no hour yet: NaN values, no samples. */
+export function emptyLaneProfile(): LaneProfile {
+  return {
+    values: new Float64Array(168).fill(Number.NaN),
+    means: new Float64Array(168).fill(Number.NaN),
+    recent: new Float64Array(168).fill(Number.NaN),
+    recentMeans: new Float64Array(168).fill(Number.NaN),
+    samples: new Float64Array(168),
+  };
+}
+
 /**
  * How many of our own samples CBP's typical wait counts for in the blend: an hour with n own
  * samples is (n * own + PRIOR_WEIGHT_SAMPLES * CBP) / (n + PRIOR_WEIGHT_SAMPLES), so our own
@@ -171,13 +182,7 @@ export function profileFromAverages(averages: readonly ProfileAverage[]): Map<st
       const known = out.get(key);
       if (known) profile = known;
       else {
-        profile = {
-          values: new Float64Array(168).fill(Number.NaN),
-          means: new Float64Array(168).fill(Number.NaN),
-          recent: new Float64Array(168).fill(Number.NaN),
-          recentMeans: new Float64Array(168).fill(Number.NaN),
-          samples: new Float64Array(168),
-        };
+        profile = emptyLaneProfile();
         out.set(key, profile);
       }
       last = a;
