@@ -4,6 +4,7 @@ import type { ForecastStore, SkillWindow } from '../../core/forecast/forecast-cy
 import { RECORD_DAYS, type SkillDay } from '../../core/forecast/skill.ts';
 import { batchGet } from './batch.ts';
 import { isConditionFailure } from './client.ts';
+import { pack, unpackedOr } from './packed.ts';
 import { queryAll } from './paging.ts';
 
 const HOUR_S = 3600;
@@ -16,11 +17,20 @@ const DAY_S = 86_400;
  * - `S#<port>` / target date (UTC): the port's track record of that date, with `through`;
  * - `W#<port>` / `window`: the sum of the port's settled records (derived, rebuilt daily);
  * - `CYCLE` / slot: the mark of a finished slot.
+ *
+ * The lanes of an issue, a record and a window are stored packed (`lanesPacked`: see packed.ts);
+ * items written before hold them as a map (`lanes`), and are read as they are.
  */
-const windowOf = (item: Record<string, unknown>): SkillWindow => ({
+const LANES = 'lanes';
+const PACKED = 'lanesPacked';
+
+const lanesOf = <T>(item: Record<string, unknown>, fallback: T): Promise<T> =>
+  unpackedOr(item, PACKED, LANES, fallback);
+
+const windowOf = async (item: Record<string, unknown>): Promise<SkillWindow> => ({
   from: String(item.from),
   to: String(item.to),
-  lanes: (item.lanes ?? {}) as SkillWindow['lanes'],
+  lanes: await lanesOf<SkillWindow['lanes']>(item, {}),
 });
 
 export function createForecastStore(doc: DynamoDBDocumentClient, table: string): ForecastStore {
@@ -32,10 +42,17 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
       issuedAt.map((sk) => ({ pk: `P#${portId}`, sk })),
     );
     const out = new Map<string, IssuedPort[]>(requests.map(({ portId }) => [portId, []]));
-    for (const item of await batchGet(doc, table, keys, { consistent: true })) {
-      const portId = String(item.pk).slice(2);
-      out.get(portId)?.push({ portId, issuedAt: String(item.sk), lanes: item.lanes as IssuedPort['lanes'] });
-    }
+    const items = await batchGet(doc, table, keys, { consistent: true });
+    const issues = await Promise.all(
+      items.map(
+        async (item): Promise<IssuedPort> => ({
+          portId: String(item.pk).slice(2),
+          issuedAt: String(item.sk),
+          lanes: await lanesOf<IssuedPort['lanes']>(item, []),
+        }),
+      ),
+    );
+    for (const issue of issues) out.get(issue.portId)?.push(issue);
     for (const list of out.values()) list.sort((a, b) => a.issuedAt.localeCompare(b.issuedAt));
     return out;
   }
@@ -63,7 +80,11 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
         portIds.map((portId) => ({ pk: `W#${portId}`, sk: 'window' })),
         { consistent: true },
       );
-      return new Map(items.map((item) => [String(item.pk).slice(2), windowOf(item)]));
+      return new Map(
+        await Promise.all(
+          items.map(async (item) => [String(item.pk).slice(2), await windowOf(item)] as const),
+        ),
+      );
     },
     async putPending(issue) {
       try {
@@ -73,7 +94,7 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
             Item: {
               pk: `P#${issue.portId}`,
               sk: issue.issuedAt,
-              lanes: issue.lanes,
+              [PACKED]: await pack(issue.lanes),
               // Scored up to a day after issue (+24 h horizon), plus the scoring backlog.
               ttl: Math.floor(Date.parse(issue.issuedAt) / 1000) + 27 * HOUR_S,
             },
@@ -94,7 +115,7 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
         return {
           portId: issue.portId,
           issuedAt: issue.issuedAt,
-          lanes: stored.Item?.lanes as IssuedPort['lanes'],
+          lanes: stored.Item ? await lanesOf<IssuedPort['lanes']>(stored.Item, []) : [],
         };
       }
     },
@@ -105,19 +126,21 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
         ExpressionAttributeValues: { ':pk': `S#${portId}`, ':from': fromDate },
         ConsistentRead: true,
       });
-      return items.map(
-        (item): SkillDay => ({
-          date: String(item.sk),
-          through: (item.through as string | undefined) ?? null,
-          lanes: (item.lanes ?? {}) as SkillDay['lanes'],
-        }),
+      return Promise.all(
+        items.map(
+          async (item): Promise<SkillDay> => ({
+            date: String(item.sk),
+            through: (item.through as string | undefined) ?? null,
+            lanes: await lanesOf<SkillDay['lanes']>(item, {}),
+          }),
+        ),
       );
     },
     async window(portId) {
       const result = await doc.send(
         new GetCommand({ TableName: table, Key: { pk: `W#${portId}`, sk: 'window' }, ConsistentRead: true }),
       );
-      return result.Item ? windowOf(result.Item) : undefined;
+      return result.Item ? await windowOf(result.Item) : undefined;
     },
     async putWindow(portId, window) {
       await doc.send(
@@ -126,7 +149,9 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
           Item: {
             pk: `W#${portId}`,
             sk: 'window',
-            ...window,
+            from: window.from,
+            to: window.to,
+            [PACKED]: await pack(window.lanes),
             ttl: Math.floor(Date.parse(`${window.to}T00:00:00Z`) / 1000) + (RECORD_DAYS + 2) * DAY_S,
           },
         }),
@@ -141,7 +166,7 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
               pk: `S#${portId}`,
               sk: day.date,
               through: day.through,
-              lanes: day.lanes,
+              [PACKED]: await pack(day.lanes),
               ttl: Math.floor(Date.parse(`${day.date}T00:00:00Z`) / 1000) + (RECORD_DAYS + 2) * DAY_S,
             },
             // Absolute totals, written only over the record they were computed from.
