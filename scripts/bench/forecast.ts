@@ -2,8 +2,9 @@
  * `npm run bench -- forecast`: the compute of one forecast slot for every lane of every catalogue
  * port, as the service runs it (`forecastPort` for each port: score the due target into the day's
  * record, merge the 28-day record, issue the slot; then each port's documents as published, and
- * the skill summary), the stores in memory, median of several runs; and the size of what is
- * published and stored.
+ * the skill summary), the stores in memory, median of several runs; the size of what is
+ * published and stored; and the time of the slot's store traffic through the forecasts table's
+ * encoding (packed, against the DynamoDB maps it replaced).
  *
  * Inputs come from the feed simulator's model, as a service that has run for weeks holds them:
  * three weeks of hourly readings for the profiles, 5-minute readings for the last three days, a
@@ -18,6 +19,8 @@
 
 import { createHash } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { pack, unpack } from '../../functions/adapters/dynamo/packed.ts';
 import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
 import {
   HISTORY_MS,
@@ -275,6 +278,52 @@ for (let i = 0; i < 3; i++) {
 const digest = (run: Awaited<ReturnType<typeof cycle>>) =>
   createHash('sha256').update(run.bodies.join('\n')).update(run.summary).digest('hex').slice(0, 16);
 const again = await cycle(ports, copies(ports));
+
+// The slot's store traffic: what it reads (each port's window, today's record and the issues
+// aimed at the due target) and writes (today's record and the new issue), through the forecasts
+// table's encoding (packed: compressed JSON), and through DynamoDB maps as the document client
+// converts them (marshall and JSON on the wire, and back), as they were stored before.
+const reads = ports.flatMap((p) => [
+  p.window.lanes,
+  ...p.days.map((d) => d.lanes),
+  ...p.pending.map((i) => i.lanes),
+]);
+const writes =
+  sample.records.length === ports.length
+    ? ports.flatMap((p) => [p.days[0]?.lanes ?? {}, p.pending.at(-1)?.lanes ?? []])
+    : [];
+const packedReads = await Promise.all(reads.map((value) => pack(value)));
+const storeRuns = (run: () => Promise<unknown>) => async () => {
+  const before = process.cpuUsage();
+  const start = performance.now();
+  await run();
+  const used = process.cpuUsage(before);
+  return { wall: performance.now() - start, cpu: (used.user + used.system) / 1000 };
+};
+const asPacked = storeRuns(async () => {
+  const read = await Promise.all(packedReads.map((bytes) => unpack(bytes)));
+  await Promise.all(writes.map((value) => pack(value)));
+  return read;
+});
+const mapWire = reads.map((value) =>
+  JSON.stringify(marshall({ lanes: value }, { removeUndefinedValues: true })),
+);
+// Both keep what they read, as a slot does until its end.
+const asMaps = storeRuns(async () => {
+  const read = mapWire.map((wire) => unmarshall(JSON.parse(wire)));
+  for (const value of writes) JSON.stringify(marshall({ lanes: value }, { removeUndefinedValues: true }));
+  return read;
+});
+const storeTimes = { packed: [] as number[], packedCpu: [] as number[], maps: [] as number[] };
+for (let i = 0; i < 5; i++) {
+  const p = await asPacked();
+  storeTimes.packed.push(p.wall);
+  storeTimes.packedCpu.push(p.cpu);
+  storeTimes.maps.push((await asMaps()).wall);
+}
+const bytesOf = (values: readonly string[] | readonly Uint8Array[]) =>
+  values.reduce((sum, v) => sum + (typeof v === 'string' ? Buffer.byteLength(v) : v.byteLength), 0);
+const jsonReads = reads.map((value) => JSON.stringify(value));
 const sizes = sample.bodies.map((b) => Buffer.byteLength(b));
 const withLanes = ports.filter((p) => p.lanes.length > 0).length;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -296,6 +345,9 @@ console.log(
   `twice a day: rebuilding every port's settled 27-day window: median ${median(rebuild).toFixed(0)} ms`,
 );
 console.log(`forecast-skill document: ${kb(Buffer.byteLength(sample.summary))}`);
+console.log(
+  `the slot's store traffic (${reads.length} items read: windows, today's records, the issues aimed at the due target; ${writes.length} written: records, new issues): packed (compressed JSON, as stored) median ${median(storeTimes.packed).toFixed(0)} ms wall, ${median(storeTimes.packedCpu).toFixed(0)} ms CPU (decompression and compression on the thread pool), ${kb(bytesOf(packedReads))} read; as DynamoDB maps (as stored before: marshall and wire JSON, and back) median ${median(storeTimes.maps).toFixed(0)} ms, ${kb(bytesOf(mapWire))} of wire JSON read (${kb(bytesOf(jsonReads))} of plain JSON)`,
+);
 console.log(
   `published documents and summary, sha256: ${digest(sample)} (first cycle), ${digest(again)} (after the timed runs)${digest(sample) === digest(again) ? '' : ': THE CYCLE CHANGED ITS INPUTS'}`,
 );

@@ -1,6 +1,6 @@
 /**
  * The forecasts table on the embedded DynamoDB: a port's issues, day records and settled window
- * are stored packed (their lanes deflated JSON, one binary attribute), read back as written,
+ * are stored packed (their lanes compressed JSON, one binary attribute), read back as written,
  * items written before as maps are still read, and a full day's record costs a fraction of the
  * write units its map did.
  */
