@@ -18,9 +18,11 @@
  */
 
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { availableParallelism, loadavg } from 'node:os';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { pack, unpack } from '../../functions/adapters/dynamo/packed.ts';
+import { Worker } from 'node:worker_threads';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { pack, packIssueLanes, unpackIssueLanes } from '../../functions/adapters/dynamo/packed.ts';
 import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
 import {
   HISTORY_MS,
@@ -64,6 +66,7 @@ import type { HourlyAverage, Observation } from '../../functions/core/model.ts';
 import type { ObservationStore } from '../../functions/core/stores.ts';
 import { observationsSeen } from '../../infra/local/simulator/model.ts';
 import { median, percentile } from './_stats.ts';
+import type { StoreTraffic } from './_store-traffic.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -77,7 +80,9 @@ interface PortInput {
   border: 'mx' | 'ca';
   lanes: LaneId[];
   averages: HourlyAverage[];
-  /** The issues aimed at the due target. */
+  /** The issues aimed at the due target, whole (as stored). */
+  issues: IssuedPort[];
+  /** The same as the slot reads them from the store: each with its points at the horizon aimed at the target. */
   pending: IssuedPort[];
   /** The last 25 hours of observations. */
   observations: Observation[];
@@ -169,7 +174,8 @@ function prepare(): PortInput[] {
       border: port.border,
       lanes: [...lanes.values()],
       averages,
-      pending: issued.filter((p) => aimed.has(Date.parse(p.issuedAt))),
+      issues: issued.filter((p) => aimed.has(Date.parse(p.issuedAt))),
+      pending: [],
       observations: history.filter((o) => Date.parse(o.observedAt) >= SLOT - HISTORY_MS),
       // At 17:00 UTC yesterday is settled: the window holds the 27 days before today.
       window: {
@@ -208,14 +214,15 @@ async function cycle(ports: readonly PortInput[], read: readonly Read[]) {
   const bodies: string[] = [];
   let lanes = 0;
   for (const [i, port] of ports.entries()) {
-    const { days, window } = read[i] as Read;
+    const { days, window, pending } = read[i] as Read;
     const plan = {
       days,
       targets: dueTargets(SLOT, new Map(days.map((day) => [day.date, day.through]))),
       issuedAt: [],
+      aimed: new Map(),
       fromMs: SLOT - HISTORY_MS,
     };
-    const inputs = { pending: port.pending, observations: port.observations, window };
+    const inputs = { pending, observations: port.observations, window };
     const rollups = { averages: async () => port.averages };
     const result = await forecastPort({ forecasts, observations, rollups }, port, port.lanes, SLOT, {
       plan,
@@ -234,21 +241,35 @@ async function cycle(ports: readonly PortInput[], read: readonly Read[]) {
   return { bodies, summary, lanes, records };
 }
 
-/** A port's records as a run reads them. */
+/** A port's records and issues as a run reads them. */
 interface Read {
   days: SkillDay[];
   window: SkillWindow;
+  pending: IssuedPort[];
 }
 
 /**
- * Each port's records as the store gives them to a run: new objects, not yet surviving a
- * collection (the service parses them from the store every run; scoring changes the day's).
+ * Each port's records and issues as the store gives them to a run: new objects, not yet
+ * surviving a collection (the service parses them from the store every run; scoring changes the
+ * day's).
  */
 const copies = (ports: readonly PortInput[]): Read[] =>
-  ports.map((port) => ({ days: structuredClone(port.days), window: structuredClone(port.window) }));
+  ports.map((port) => ({
+    days: structuredClone(port.days),
+    window: structuredClone(port.window),
+    pending: structuredClone(port.pending),
+  }));
+
+/** `issue` as the store gives it to scoring: packed, then read for the horizon aimed at the target. */
+const aimedRead = async (issue: IssuedPort): Promise<IssuedPort> => ({
+  ...issue,
+  lanes: await unpackIssueLanes(await packIssueLanes(issue.lanes), new Set([horizonOf(issue)])),
+});
+const horizonOf = (issue: IssuedPort) => (TARGET - Date.parse(issue.issuedAt)) / 60_000;
 
 const prepared = performance.now();
 const ports = prepare();
+for (const port of ports) port.pending = await Promise.all(port.issues.map(aimedRead));
 const prepareSeconds = (performance.now() - prepared) / 1000;
 const sample = await cycle(ports, copies(ports));
 for (let i = 0; i < 2; i++) await cycle(ports, copies(ports));
@@ -280,54 +301,48 @@ const digest = (run: Awaited<ReturnType<typeof cycle>>) =>
 const again = await cycle(ports, copies(ports));
 
 // The slot's store traffic: what it reads (each port's window, today's record and the issues
-// aimed at the due target) and writes (today's record and the new issue), through the forecasts
-// table's encoding (packed: compressed JSON), and through DynamoDB maps as the document client
-// converts them (marshall and JSON on the wire, and back), as they were stored before.
-const reads = ports.flatMap((p) => [
-  p.window.lanes,
-  ...p.days.map((d) => d.lanes),
-  ...p.pending.map((i) => i.lanes),
-]);
-const writes =
-  sample.records.length === ports.length
-    ? ports.flatMap((p) => [p.days[0]?.lanes ?? {}, p.pending.at(-1)?.lanes ?? []])
-    : [];
-const packedReads = await Promise.all(reads.map((value) => pack(value)));
-const storeRuns = (run: () => Promise<unknown>) => async () => {
-  const before = process.cpuUsage();
-  const start = performance.now();
-  await run();
-  const used = process.cpuUsage(before);
-  return { wall: performance.now() - start, cpu: (used.user + used.system) / 1000 };
+// aimed at the due target, for that horizon) and writes (today's record and the new issue),
+// through the forecasts table's encoding (packed: compressed JSON), and through DynamoDB maps as
+// the document client converts them (marshall and JSON on the wire, and back), as they were
+// stored before (an issue read whole).
+const records = ports.flatMap((p) => [p.window.lanes, ...p.days.map((d) => d.lanes)]);
+const issues = ports.flatMap((p) => p.issues);
+const packedRecords = await Promise.all(records.map((value) => pack(value)));
+const packedIssues = await Promise.all(issues.map((issue) => packIssueLanes(issue.lanes)));
+const newRecords = ports.map((p) => p.days[0]?.lanes ?? {});
+// The last issue aimed at the target (issued 15 minutes before it) stands in for the new one.
+const newIssues = ports.flatMap((p) => p.issues.slice(-1));
+/** A packed attribute in DynamoDB's wire JSON (binary is base64). */
+const packedWire = (bytes: Uint8Array) => JSON.stringify({ B: Buffer.from(bytes).toString('base64') });
+const toWire = (lanes: unknown) => JSON.stringify(marshall({ lanes }, { removeUndefinedValues: true }));
+const mapWire = [...records, ...issues.map((issue) => issue.lanes)].map(toWire);
+const traffic: StoreTraffic = {
+  records: packedRecords.map(packedWire),
+  issues: packedIssues.map((bytes, i) => ({
+    wire: packedWire(bytes),
+    horizon: horizonOf(issues[i] as IssuedPort),
+  })),
+  newRecords: newRecords.map((value) => JSON.stringify(value)),
+  newIssues: newIssues.map((issue) => JSON.stringify(issue.lanes)),
+  mapWire,
 };
-const asPacked = storeRuns(async () => {
-  const read = await Promise.all(packedReads.map((bytes) => unpack(bytes)));
-  await Promise.all(writes.map((value) => pack(value)));
-  return read;
-});
-const mapWire = reads.map((value) =>
-  JSON.stringify(marshall({ lanes: value }, { removeUndefinedValues: true })),
-);
-// Both keep what they read, as a slot does until its end.
-const asMaps = storeRuns(async () => {
-  const read = mapWire.map((wire) => unmarshall(JSON.parse(wire)));
-  for (const value of writes) JSON.stringify(marshall({ lanes: value }, { removeUndefinedValues: true }));
-  return read;
-});
-const storeTimes = { packed: [] as number[], packedCpu: [] as number[], maps: [] as number[] };
-for (let i = 0; i < 5; i++) {
-  const p = await asPacked();
-  storeTimes.packed.push(p.wall);
-  storeTimes.packedCpu.push(p.cpu);
-  storeTimes.maps.push((await asMaps()).wall);
-}
+const worker = new Worker(new URL('./_store-traffic.ts', import.meta.url), { workerData: traffic });
+const storeTimes = (await once(worker, 'message'))[0] as {
+  packed: number;
+  packedCpu: number;
+  maps: number;
+  mapsCpu: number;
+};
 const bytesOf = (values: readonly string[] | readonly Uint8Array[]) =>
   values.reduce((sum, v) => sum + (typeof v === 'string' ? Buffer.byteLength(v) : v.byteLength), 0);
-const jsonReads = reads.map((value) => JSON.stringify(value));
+const packedBytes = bytesOf([...packedRecords, ...packedIssues]);
+const jsonBytes = bytesOf(
+  [...records, ...issues.map((issue) => issue.lanes)].map((value) => JSON.stringify(value)),
+);
 const sizes = sample.bodies.map((b) => Buffer.byteLength(b));
 const withLanes = ports.filter((p) => p.lanes.length > 0).length;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-const pendingBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.pending.at(-1)?.lanes ?? [])));
+const pendingBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.issues.at(-1)?.lanes ?? [])));
 // A day's record and the window as stored (with their error histograms; the slot's merged record leaves them out).
 const dayBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.days[0]?.lanes ?? {})));
 const windowBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.window.lanes)));
@@ -346,7 +361,7 @@ console.log(
 );
 console.log(`forecast-skill document: ${kb(Buffer.byteLength(sample.summary))}`);
 console.log(
-  `the slot's store traffic (${reads.length} items read: windows, today's records, the issues aimed at the due target; ${writes.length} written: records, new issues): packed (compressed JSON, as stored) median ${median(storeTimes.packed).toFixed(0)} ms wall, ${median(storeTimes.packedCpu).toFixed(0)} ms CPU (decompression and compression on the thread pool), ${kb(bytesOf(packedReads))} read; as DynamoDB maps (as stored before: marshall and wire JSON, and back) median ${median(storeTimes.maps).toFixed(0)} ms, ${kb(bytesOf(mapWire))} of wire JSON read (${kb(bytesOf(jsonReads))} of plain JSON)`,
+  `the slot's store traffic, timed in a worker thread (${records.length + issues.length} items read: windows, today's records, the issues aimed at the due target; ${newRecords.length + newIssues.length} written: records, new issues): packed (compressed JSON, as stored; an issue read for its horizon aimed at the target) median ${storeTimes.packed.toFixed(0)} ms wall, ${storeTimes.packedCpu.toFixed(0)} ms CPU (decompression and compression on the thread pool), ${kb(packedBytes)} read; as DynamoDB maps (as stored before: marshall and wire JSON, and back; issues whole) median ${storeTimes.maps.toFixed(0)} ms wall, ${storeTimes.mapsCpu.toFixed(0)} ms CPU, ${kb(bytesOf(mapWire))} of wire JSON read (${kb(jsonBytes)} of plain JSON)`,
 );
 console.log(
   `published documents and summary, sha256: ${digest(sample)} (first cycle), ${digest(again)} (after the timed runs)${digest(sample) === digest(again) ? '' : ': THE CYCLE CHANGED ITS INPUTS'}`,

@@ -169,6 +169,32 @@ describe('the forecasts table stores lanes packed', () => {
     expect(stored.Item).not.toHaveProperty('lanes');
   });
 
+  it('an issue read for scoring carries its points at the horizons aimed at the targets alone', async () => {
+    const issue = issueOf('230402', '2026-03-07T09:00:00.000Z', 11);
+    const closed = { ...issue.lanes[0], lane: 'ready', reading: null, points: [] } as IssuedPort['lanes'][number];
+    const whole = { ...issue, lanes: [...issue.lanes, closed] };
+    await store.putPending(whole);
+    const other = issueOf('230402', '2026-03-07T09:15:00.000Z', 12);
+    await store.putPending(other);
+
+    const aimed = new Map([[whole.issuedAt, [60, 1440]]]);
+    const read = await store.pending('230402', [whole.issuedAt, other.issuedAt], aimed);
+    const at = (lane: IssuedPort['lanes'][number], horizons: number[]) => ({
+      ...lane,
+      points: lane.points.filter((p) => horizons.includes(p.horizonMinutes)),
+    });
+    // The aimed issue: each lane with its points at +60 min and +24 h (a lane without points has none); the other whole.
+    expect(read).toEqual([{ ...whole, lanes: whole.lanes.map((lane) => at(lane, [60, 1440])) }, other]);
+    expect(read[0]?.lanes[0]?.points.map((p) => p.horizonMinutes)).toEqual([60, 1440]);
+    // Several ports at once, each with its own aimed issues.
+    const both = await store.pendingOf?.([
+      { portId: '230402', issuedAt: [whole.issuedAt], aimed: new Map([[whole.issuedAt, [15]]]) },
+      { portId: '250401', issuedAt: ['2026-03-07T10:15:00.000Z'] },
+    ]);
+    expect(both?.get('230402')?.[0]?.lanes.map((lane) => lane.points.length)).toEqual([1, 0]);
+    expect(both?.get('250401')?.[0]?.lanes[0]?.points).toHaveLength(HORIZONS_MINUTES.length);
+  });
+
   it('a second issue of a slot gets the first one back, unpacked', async () => {
     const first = issueOf('230501', '2026-03-07T11:00:00.000Z', 4);
     await store.putPending(first);

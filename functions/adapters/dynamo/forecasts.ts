@@ -1,10 +1,10 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { IssuedPort } from '../../core/forecast/forecast.ts';
-import type { ForecastStore, SkillWindow } from '../../core/forecast/forecast-cycle.ts';
+import type { IssuedLane, IssuedPort } from '../../core/forecast/forecast.ts';
+import type { Aimed, ForecastStore, SkillWindow } from '../../core/forecast/forecast-cycle.ts';
 import { RECORD_DAYS, type SkillDay } from '../../core/forecast/skill.ts';
 import { batchGet } from './batch.ts';
 import { isConditionFailure } from './client.ts';
-import { pack, unpackedOr } from './packed.ts';
+import { pack, packIssueLanes, unpackedOr, unpackIssueLanes } from './packed.ts';
 import { queryAll } from './paging.ts';
 
 const HOUR_S = 3600;
@@ -18,14 +18,19 @@ const DAY_S = 86_400;
  * - `W#<port>` / `window`: the sum of the port's settled records (derived, rebuilt daily);
  * - `CYCLE` / slot: the mark of a finished slot.
  *
- * The lanes of an issue, a record and a window are stored packed (`lanesPacked`: see packed.ts);
- * items written before hold them as a map (`lanes`), and are read as they are.
+ * The lanes of an issue, a record and a window are stored packed (`lanesPacked`: see packed.ts;
+ * an issue's by horizon, so scoring reads its horizon alone); items written before hold them as a
+ * map (`lanes`), and are read whole.
  */
 const LANES = 'lanes';
 const PACKED = 'lanesPacked';
 
 const lanesOf = <T>(item: Record<string, unknown>, fallback: T): Promise<T> =>
   unpackedOr(item, PACKED, LANES, fallback);
+
+/** An issue's lanes; with `horizons`, the store may leave out their other points. */
+const issueLanesOf = (item: Record<string, unknown>, horizons?: ReadonlySet<number>): Promise<IssuedLane[]> =>
+  unpackedOr<IssuedLane[]>(item, PACKED, LANES, [], (bytes) => unpackIssueLanes(bytes, horizons));
 
 const windowOf = async (item: Record<string, unknown>): Promise<SkillWindow> => ({
   from: String(item.from),
@@ -36,11 +41,17 @@ const windowOf = async (item: Record<string, unknown>): Promise<SkillWindow> => 
 export function createForecastStore(doc: DynamoDBDocumentClient, table: string): ForecastStore {
   /** Stored issues of several ports' slots at once (BatchGetItem, 100 keys a request), oldest first. */
   async function pendingOf(
-    requests: readonly { portId: string; issuedAt: readonly string[] }[],
+    requests: readonly { portId: string; issuedAt: readonly string[]; aimed?: Aimed }[],
   ): Promise<Map<string, IssuedPort[]>> {
     const keys = requests.flatMap(({ portId, issuedAt }) =>
       issuedAt.map((sk) => ({ pk: `P#${portId}`, sk })),
     );
+    // Per item key, the horizons scoring reads (an issue not aimed is read whole).
+    const aimedAt = new Map<string, Set<number>>();
+    for (const { portId, aimed } of requests) {
+      for (const [issuedAt, horizons] of aimed ?? [])
+        aimedAt.set(`P#${portId} ${issuedAt}`, new Set(horizons));
+    }
     const out = new Map<string, IssuedPort[]>(requests.map(({ portId }) => [portId, []]));
     const items = await batchGet(doc, table, keys, { consistent: true });
     const issues = await Promise.all(
@@ -48,7 +59,7 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
         async (item): Promise<IssuedPort> => ({
           portId: String(item.pk).slice(2),
           issuedAt: String(item.sk),
-          lanes: await lanesOf<IssuedPort['lanes']>(item, []),
+          lanes: await issueLanesOf(item, aimedAt.get(`${String(item.pk)} ${String(item.sk)}`)),
         }),
       ),
     );
@@ -69,8 +80,8 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
         }),
       );
     },
-    async pending(portId, issuedAt) {
-      return (await pendingOf([{ portId, issuedAt }])).get(portId) ?? [];
+    async pending(portId, issuedAt, aimed) {
+      return (await pendingOf([{ portId, issuedAt, ...(aimed ? { aimed } : {}) }])).get(portId) ?? [];
     },
     pendingOf,
     async windows(portIds) {
@@ -94,7 +105,7 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
             Item: {
               pk: `P#${issue.portId}`,
               sk: issue.issuedAt,
-              [PACKED]: await pack(issue.lanes),
+              [PACKED]: await packIssueLanes(issue.lanes),
               // Scored up to a day after issue (+24 h horizon), plus the scoring backlog.
               ttl: Math.floor(Date.parse(issue.issuedAt) / 1000) + 27 * HOUR_S,
             },
@@ -115,7 +126,7 @@ export function createForecastStore(doc: DynamoDBDocumentClient, table: string):
         return {
           portId: issue.portId,
           issuedAt: issue.issuedAt,
-          lanes: stored.Item ? await lanesOf<IssuedPort['lanes']>(stored.Item, []) : [],
+          lanes: stored.Item ? await issueLanesOf(stored.Item) : [],
         };
       }
     },

@@ -12,6 +12,7 @@
  */
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
+import type { IssuedLane, IssuedPoint } from '../../core/forecast/forecast.ts';
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
@@ -23,21 +24,81 @@ const decompress = promisify(brotliDecompress);
  */
 const QUALITY = 5;
 
-/** `value` as stored: its JSON, compressed. */
-export async function pack(value: unknown): Promise<Uint8Array> {
-  const json = Buffer.from(JSON.stringify(value));
-  return compress(json, {
+/** Text as stored: compressed. */
+async function compressText(text: string): Promise<Uint8Array> {
+  const bytes = Buffer.from(text);
+  return compress(bytes, {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: QUALITY,
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-      [constants.BROTLI_PARAM_SIZE_HINT]: json.byteLength,
+      [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
     },
   });
 }
 
+const decompressText = async (bytes: Uint8Array): Promise<string> =>
+  (await decompress(bytes)).toString('utf8');
+
+/** `value` as stored: its JSON, compressed. */
+export const pack = (value: unknown): Promise<Uint8Array> => compressText(JSON.stringify(value));
+
 /** The value {@link pack} stored. */
 export async function unpack<T>(bytes: Uint8Array): Promise<T> {
-  return JSON.parse((await decompress(bytes)).toString('utf8')) as T;
+  return JSON.parse(await decompressText(bytes)) as T;
+}
+
+/**
+ * The lanes of an issue as stored: lines of JSON (JSON has no raw line break), compressed. The
+ * first line holds the lanes without their points and the horizons; then one line per horizon,
+ * each lane's point at it (null where the lane has none). A slot scoring a target reads each
+ * issue aimed at it for one horizon: {@link unpackIssueLanes} parses that line alone, a 27th of
+ * the numbers.
+ */
+export function packIssueLanes(lanes: readonly IssuedLane[]): Promise<Uint8Array> {
+  const horizons: number[] = [];
+  const rowOf = new Map<number, (IssuedPoint | null)[]>();
+  lanes.forEach((lane, l) => {
+    for (const point of lane.points) {
+      let row = rowOf.get(point.horizonMinutes);
+      if (!row) {
+        row = new Array<IssuedPoint | null>(lanes.length).fill(null);
+        rowOf.set(point.horizonMinutes, row);
+        horizons.push(point.horizonMinutes);
+      }
+      row[l] = point;
+    }
+  });
+  const heads = lanes.map(({ points: _, ...head }) => head);
+  const lines = [
+    JSON.stringify({ lanes: heads, horizons }),
+    ...horizons.map((h) => JSON.stringify(rowOf.get(h))),
+  ];
+  return compressText(lines.join('\n'));
+}
+
+/** The lanes {@link packIssueLanes} stored; with `horizons`, each lane with its points at those alone. */
+export async function unpackIssueLanes(
+  bytes: Uint8Array,
+  horizons?: ReadonlySet<number>,
+): Promise<IssuedLane[]> {
+  const text = await decompressText(bytes);
+  let end = text.indexOf('\n');
+  const header = JSON.parse(end < 0 ? text : text.slice(0, end)) as {
+    lanes: Omit<IssuedLane, 'points'>[];
+    horizons: number[];
+  };
+  const lanes: IssuedLane[] = header.lanes.map((head) => ({ ...head, points: [] }));
+  for (const h of header.horizons) {
+    const start = end + 1;
+    end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (horizons && !horizons.has(h)) continue;
+    const row = JSON.parse(text.slice(start, end)) as (IssuedPoint | null)[];
+    row.forEach((point, l) => {
+      if (point) lanes[l]?.points.push(point);
+    });
+  }
+  return lanes;
 }
 
 /**
@@ -49,8 +110,9 @@ export async function unpackedOr<T>(
   packedName: string,
   mapName: string,
   fallback: T,
+  read: (bytes: Uint8Array) => Promise<T> = unpack,
 ): Promise<T> {
   const packed = item[packedName];
-  if (packed instanceof Uint8Array) return unpack<T>(packed);
+  if (packed instanceof Uint8Array) return read(packed);
   return (item[mapName] as T | undefined) ?? fallback;
 }

@@ -62,8 +62,12 @@ export interface ForecastStore {
   /** Whether the slot's cycle finished. */
   cycleDone(slot: string): Promise<boolean>;
   markCycle(slot: string): Promise<void>;
-  /** A port's stored issues of the given slots (ISO `issuedAt`); missing ones are left out. */
-  pending(portId: string, issuedAt: readonly string[]): Promise<IssuedPort[]>;
+  /**
+   * A port's stored issues of the given slots (ISO `issuedAt`); missing ones are left out. An
+   * issue `aimed` names is read for scoring: its lanes carry their points at the horizons named
+   * alone (the store may still give them all).
+   */
+  pending(portId: string, issuedAt: readonly string[], aimed?: Aimed): Promise<IssuedPort[]>;
   /** Stores an issue unless one exists for its port and slot; returns the stored one. */
   putPending(issue: IssuedPort): Promise<IssuedPort>;
   /** A port's records of target dates `>= fromDate`. */
@@ -76,11 +80,14 @@ export interface ForecastStore {
   putWindow(portId: string, window: SkillWindow): Promise<void>;
   /** {@link pending} of several ports in one go (optional: a slot then reads them together). */
   pendingOf?(
-    requests: readonly { portId: string; issuedAt: readonly string[] }[],
+    requests: readonly { portId: string; issuedAt: readonly string[]; aimed?: Aimed }[],
   ): Promise<Map<string, IssuedPort[]>>;
   /** {@link window} of several ports in one go (ports without one are left out). */
   windows?(portIds: readonly string[]): Promise<Map<string, SkillWindow>>;
 }
+
+/** Issues read for scoring: by `issuedAt`, the horizons of theirs aimed at the targets due. */
+export type Aimed = ReadonlyMap<string, readonly number[]>;
 
 /**
  * The sum of a port's records of the target dates `from`..`to`, all settled (no slot scores their
@@ -157,6 +164,8 @@ export interface PortPlan {
   targets: number[];
   /** Issues to read back: those aimed at the due targets, and the slot's own (a rerun reads it back). */
   issuedAt: string[];
+  /** Of those, the ones aimed at the due targets, with their horizons aimed at them (what scoring reads). */
+  aimed: Map<string, number[]>;
   /** Observations to read: `fromMs <= observedAt <= slotMs`. */
   fromMs: number;
 }
@@ -175,15 +184,21 @@ async function planPort(forecasts: ForecastStore, portId: string, slotMs: number
   const days = await forecasts.skillDays(portId, utcDate(earliestTarget(slotMs)));
   const targets = dueTargets(slotMs, new Map(days.map((day) => [day.date, day.through])));
   const earliest = Math.min(targets[0] ?? slotMs, slotMs - SCORE_BACKLOG_MS);
+  const aimed = new Map<string, number[]>();
+  for (const t of targets) {
+    for (const h of HORIZONS_MINUTES) {
+      const issuedAt = new Date(t - h * 60_000).toISOString();
+      const horizons = aimed.get(issuedAt);
+      if (horizons) horizons.push(h);
+      else aimed.set(issuedAt, [h]);
+    }
+  }
   return {
     days,
     targets,
-    issuedAt: [
-      ...new Set([
-        ...targets.flatMap((t) => HORIZONS_MINUTES.map((h) => new Date(t - h * 60_000).toISOString())),
-        slot,
-      ]),
-    ],
+    // The slot's own is never aimed at a due target (those are at least 15 minutes before the slot).
+    issuedAt: [...aimed.keys(), slot],
+    aimed,
     // A day and an hour back: the model's day-earlier anomaly of its furthest (+24 h) target.
     fromMs: Math.min(earliest - MAX_ACTUAL_AGE_MS, slotMs - Math.max(MAX_READING_AGE_MS, HISTORY_MS)),
   };
@@ -211,7 +226,10 @@ async function readInputs(
   const fromMs = Math.min(...[...plans.values()].map((plan) => plan.fromMs));
   const [pending, windows, found] = await Promise.all([
     forecasts.pendingOf(
-      ids.map((portId) => ({ portId, issuedAt: (plans.get(portId) as PortPlan).issuedAt })),
+      ids.map((portId) => {
+        const { issuedAt, aimed } = plans.get(portId) as PortPlan;
+        return { portId, issuedAt, aimed };
+      }),
     ),
     forecasts.windows(ids),
     observations.queryMany(ids, fromMs, untilMs),
@@ -239,7 +257,7 @@ async function readPortInputs(
   untilMs: number,
 ): Promise<PortInputs> {
   const [pending, observations, window] = await Promise.all([
-    deps.forecasts.pending(portId, plan.issuedAt),
+    deps.forecasts.pending(portId, plan.issuedAt, plan.aimed),
     deps.observations.query(portId, plan.fromMs, untilMs),
     deps.forecasts.window(portId),
   ]);
