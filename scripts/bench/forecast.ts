@@ -346,6 +346,14 @@ const pendingBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.issues.
 // A day's record and the window as stored (with their error histograms; the slot's merged record leaves them out).
 const dayBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.days[0]?.lanes ?? {})));
 const windowBytes = ports.map((p) => Buffer.byteLength(JSON.stringify(p.window.lanes)));
+// The same packed, as the forecasts table stores them (each port's window, then its day record).
+const packedWindows = packedRecords.filter((_, i) => i % 2 === 0).map((bytes) => bytes.byteLength);
+const packedDays = packedRecords.filter((_, i) => i % 2 === 1).map((bytes) => bytes.byteLength);
+let issuesBefore = 0;
+const packedIssueBytes = ports.map((p) => {
+  issuesBefore += p.issues.length;
+  return packedIssues[issuesBefore - 1]?.byteLength ?? 0;
+});
 
 console.log(
   `forecast bench: ${ports.length} ports (${withLanes} with lanes), ${sample.lanes} lanes, ${RUNS} runs (inputs built in ${prepareSeconds.toFixed(1)} s)`,
@@ -367,5 +375,5 @@ console.log(
   `published documents and summary, sha256: ${digest(sample)} (first cycle), ${digest(again)} (after the timed runs)${digest(sample) === digest(again) ? '' : ': THE CYCLE CHANGED ITS INPUTS'}`,
 );
 console.log(
-  `stored per port: one slot's forecasts median ${kb(median(pendingBytes))} (max ${kb(Math.max(...pendingBytes))}); one day's record (a full day of scores) median ${kb(median(dayBytes))} (max ${kb(Math.max(...dayBytes))}); the settled window median ${kb(median(windowBytes))} (max ${kb(Math.max(...windowBytes))}); DynamoDB's item limit is 400 KiB`,
+  `stored per port, as JSON and packed: one slot's forecasts median ${kb(median(pendingBytes))} and ${kb(median(packedIssueBytes))} (max ${kb(Math.max(...pendingBytes))} and ${kb(Math.max(...packedIssueBytes))}); one day's record (a full day of scores) median ${kb(median(dayBytes))} and ${kb(median(packedDays))} (max ${kb(Math.max(...dayBytes))} and ${kb(Math.max(...packedDays))}); the settled window median ${kb(median(windowBytes))} and ${kb(median(packedWindows))} (max ${kb(Math.max(...windowBytes))} and ${kb(Math.max(...packedWindows))}); DynamoDB's item limit is 400 KiB`,
 );
