@@ -171,7 +171,12 @@ describe('the forecasts table stores lanes packed', () => {
 
   it('an issue read for scoring carries its points at the horizons aimed at the targets alone', async () => {
     const issue = issueOf('230402', '2026-03-07T09:00:00.000Z', 11);
-    const closed = { ...issue.lanes[0], lane: 'ready', reading: null, points: [] } as IssuedPort['lanes'][number];
+    const closed = {
+      ...issue.lanes[0],
+      lane: 'ready',
+      reading: null,
+      points: [],
+    } as IssuedPort['lanes'][number];
     const whole = { ...issue, lanes: [...issue.lanes, closed] };
     await store.putPending(whole);
     const other = issueOf('230402', '2026-03-07T09:15:00.000Z', 12);
@@ -193,6 +198,13 @@ describe('the forecasts table stores lanes packed', () => {
     ]);
     expect(both?.get('230402')?.[0]?.lanes.map((lane) => lane.points.length)).toEqual([1, 0]);
     expect(both?.get('250401')?.[0]?.lanes[0]?.points).toHaveLength(HORIZONS_MINUTES.length);
+    // An issue of a port with no lane reads back empty, whole or aimed.
+    const empty: IssuedPort = { portId: '230402', issuedAt: '2026-03-07T09:30:00.000Z', lanes: [] };
+    await store.putPending(empty);
+    expect(await store.pending('230402', [empty.issuedAt])).toEqual([empty]);
+    expect(await store.pending('230402', [empty.issuedAt], new Map([[empty.issuedAt, [15]]]))).toEqual([
+      empty,
+    ]);
   });
 
   it('a second issue of a slot gets the first one back, unpacked', async () => {
