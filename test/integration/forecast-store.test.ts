@@ -249,6 +249,18 @@ describe('the forecasts table stores lanes packed', () => {
     expect(stored.Item).not.toHaveProperty('lanes');
   });
 
+  it('a packed value that does not read back is an error naming the item', async () => {
+    const put = (Item: Record<string, unknown>) => client.send(new PutCommand({ TableName: TABLE, Item }));
+    await put({ pk: 'S#090901', sk: '2026-03-07', through: null, lanesPacked: new Uint8Array([1, 2, 3, 4]) });
+    await expect(store.skillDays('090901', '2026-03-01')).rejects.toThrow(
+      /^item S#090901 \/ 2026-03-07: lanesPacked does not read back as packed JSON/,
+    );
+    await put({ pk: 'P#090901', sk: '2026-03-07T08:00:00.000Z', lanesPacked: new Uint8Array([9]) });
+    await expect(store.pending('090901', ['2026-03-07T08:00:00.000Z'])).rejects.toThrow(
+      /^item P#090901 \/ 2026-03-07T08:00:00.000Z: lanesPacked does not read back/,
+    );
+  });
+
   it('a full day of scores costs a fraction of the write units of its map', async () => {
     // Four lanes with a day of scores (96 targets) at every horizon.
     const lanes = recordOf(10, 4, 96);

@@ -103,7 +103,8 @@ export async function unpackIssueLanes(
 
 /**
  * The value of an item that holds it packed under `packedName` (what this code writes), or as a
- * map under `mapName` (items written before), else `fallback`.
+ * map under `mapName` (items written before), else `fallback`. A packed value that does not read
+ * back is an error naming the item.
  */
 export async function unpackedOr<T>(
   item: Record<string, unknown>,
@@ -113,6 +114,14 @@ export async function unpackedOr<T>(
   read: (bytes: Uint8Array) => Promise<T> = unpack,
 ): Promise<T> {
   const packed = item[packedName];
-  if (packed instanceof Uint8Array) return read(packed);
-  return (item[mapName] as T | undefined) ?? fallback;
+  if (!(packed instanceof Uint8Array)) return (item[mapName] as T | undefined) ?? fallback;
+  try {
+    return await read(packed);
+  } catch (error: unknown) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `item ${String(item.pk)} / ${String(item.sk)}: ${packedName} does not read back as packed JSON (${why})`,
+      { cause: error },
+    );
+  }
 }
