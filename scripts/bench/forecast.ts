@@ -22,6 +22,8 @@ import { once } from 'node:events';
 import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { marshall } from '@aws-sdk/util-dynamodb';
+// @ts-expect-error: dynalite's database module has no types (its item size rules, as DynamoDB's).
+import { capacityUnits } from 'dynalite/db/index.js';
 import { pack, packIssueLanes, unpackIssueLanes } from '../../functions/adapters/dynamo/packed.ts';
 import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
 import {
@@ -333,6 +335,35 @@ const storeTimes = (await once(worker, 'message'))[0] as {
   maps: number;
   mapsCpu: number;
 };
+// DynamoDB's capacity units of the same reads (strongly consistent: 4 KB a unit, each item
+// rounded up) and writes (1 KB a unit), by DynamoDB's item size rules as dynalite applies them;
+// each item with its key and other attributes (an issue's TTL; a record's through and TTL).
+const attributes = (pk: string, sk: string) => ({
+  pk: { S: pk },
+  sk: { S: sk },
+  through: { S: '2026-11-18T16:45:00.000Z' },
+  ttl: { N: '1766000000' },
+});
+const packedItem = (bytes: Uint8Array) => ({
+  ...attributes('S#250401', '2026-11-18'),
+  lanesPacked: { B: Buffer.from(bytes).toString('base64') },
+});
+const mapItem = (wire: string) => ({ ...attributes('S#250401', '2026-11-18'), ...JSON.parse(wire) });
+const unitsOf = (items: readonly Record<string, unknown>[], read: boolean) =>
+  items.reduce((sum: number, item) => sum + (capacityUnits(item, read, true) as number), 0);
+const newPacked = await Promise.all([
+  ...newRecords.map((value) => pack(value)),
+  ...newIssues.map((issue) => packIssueLanes(issue.lanes)),
+]);
+const units = {
+  packedRead: unitsOf([...packedRecords, ...packedIssues].map(packedItem), true),
+  packedWrite: unitsOf(newPacked.map(packedItem), false),
+  mapsRead: unitsOf(mapWire.map(mapItem), true),
+  mapsWrite: unitsOf(
+    [...newRecords, ...newIssues.map((issue) => issue.lanes)].map(toWire).map(mapItem),
+    false,
+  ),
+};
 const bytesOf = (values: readonly string[] | readonly Uint8Array[]) =>
   values.reduce((sum, v) => sum + (typeof v === 'string' ? Buffer.byteLength(v) : v.byteLength), 0);
 const packedBytes = bytesOf([...packedRecords, ...packedIssues]);
@@ -370,6 +401,9 @@ console.log(
 console.log(`forecast-skill document: ${kb(Buffer.byteLength(sample.summary))}`);
 console.log(
   `the slot's store traffic, timed in a worker thread (${records.length + issues.length} items read: windows, today's records, the issues aimed at the due target; ${newRecords.length + newIssues.length} written: records, new issues): packed (compressed JSON, as stored; an issue read for its horizon aimed at the target) median ${storeTimes.packed.toFixed(0)} ms wall, ${storeTimes.packedCpu.toFixed(0)} ms CPU (decompression and compression on the thread pool), ${kb(packedBytes)} read; as DynamoDB maps (as stored before: marshall and wire JSON, and back; issues whole) median ${storeTimes.maps.toFixed(0)} ms wall, ${storeTimes.mapsCpu.toFixed(0)} ms CPU, ${kb(bytesOf(mapWire))} of wire JSON read (${kb(jsonBytes)} of plain JSON)`,
+);
+console.log(
+  `the same traffic in DynamoDB capacity units (strongly consistent reads, each item rounded up): packed ${units.packedRead} read and ${units.packedWrite} written; as DynamoDB maps ${units.mapsRead} read and ${units.mapsWrite} written`,
 );
 console.log(
   `published documents and summary, sha256: ${digest(sample)} (first cycle), ${digest(again)} (after the timed runs)${digest(sample) === digest(again) ? '' : ': THE CYCLE CHANGED ITS INPUTS'}`,
