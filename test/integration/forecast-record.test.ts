@@ -5,9 +5,10 @@
  * track record and documents of a clean run.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { slotOf } from '../../functions/core/forecast/forecast.ts';
 import type { PortForecastBody } from '../../functions/core/forecast/forecast-views.ts';
 import type { SkillDay } from '../../functions/core/forecast/skill.ts';
-import { FORECAST_KEYS, type ForecastFault, startForecastWorld } from './forecast-world.ts';
+import { BAD_PORT, FORECAST_KEYS, type ForecastFault, startForecastWorld } from './forecast-world.ts';
 
 const PORTS = ['250401', '090101', 'cbsa-north-portal'];
 // From before midnight UTC (so yesterday's record takes scores, then settles into the window at
@@ -33,6 +34,29 @@ const scored = (records: Record<string, SkillDay[]>) =>
     .flatMap((day) => Object.values(day.lanes))
     .flatMap((horizons) => Object.values(horizons))
     .reduce((n, series) => n + (series.model?.n ?? 0), 0);
+
+/**
+ * After a run in which one port's items did not read back: the run failed naming that port, and
+ * every other port published the slot's forecasts.
+ */
+async function failedAlone(
+  world: Awaited<ReturnType<typeof startForecastWorld>>,
+  poll: number,
+  error: unknown,
+) {
+  expect(error).toBeInstanceOf(AggregateError);
+  expect(String((error as Error).message)).toMatch(
+    new RegExp(
+      `: 1 of \\d+ ports failed .*: ${BAD_PORT}: injected: an? (record|issue) that does not read back`,
+    ),
+  );
+  const slot = new Date(slotOf(poll)).toISOString();
+  for (const id of PORTS) {
+    const body = (await world.published(FORECAST_KEYS.forecast(id))) as PortForecastBody;
+    if (id === BAD_PORT) expect(body.issuedAt, id).not.toBe(slot);
+    else expect(body.issuedAt, id).toBe(slot);
+  }
+}
 
 describe('forecast track record: replay and crash safety', () => {
   let clean: Snapshot;
@@ -99,13 +123,18 @@ describe('forecast track record: replay and crash safety', () => {
     ['lost-record', 'another run folded the same scores first, so every record write was refused'],
     ['after-issue', 'an issue stored, the step dead before publishing'],
     ['publish', 'two forecast documents written, then publishing failed'],
+    ['bad-record', `the records of port ${BAD_PORT} did not read back`],
+    ['bad-issue', `the issues of port ${BAD_PORT} did not read back, failing the batched read`],
   ])(
     'a crash (%s: %s) at every 4th poll, then a rerun, gives the record of a clean run',
     async (fault) => {
       const world = await startForecastWorld(PORTS, START);
       try {
         for (const [index, poll] of POLLS.entries()) {
-          if (index % 4 === 1) await world.ingestAt(poll, fault);
+          if (index % 4 === 1) {
+            const error = await world.ingestAt(poll, fault);
+            if (fault === 'bad-record' || fault === 'bad-issue') await failedAlone(world, poll, error);
+          }
           await world.ingestAt(poll);
         }
         expect(world.faults()).toBeGreaterThan(0);

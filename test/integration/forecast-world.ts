@@ -17,12 +17,24 @@ import { observationsSeen } from '../../infra/local/simulator/model.ts';
 import { TABLES } from '../../infra/manifest.ts';
 import { startWorld, type World } from './history-world.ts';
 
-export type ForecastFault = 'half-record' | 'lost-record' | 'after-issue' | 'publish';
+export type ForecastFault =
+  | 'half-record'
+  | 'lost-record'
+  | 'after-issue'
+  | 'publish'
+  | 'bad-record'
+  | 'bad-issue';
+
+/** The port whose items do not read back under the faults `bad-record` and `bad-issue`. */
+export const BAD_PORT = '090101';
 
 export interface ForecastWorld {
   world: World;
-  /** Sets the clock to `ms`, runs one ingest cycle, then the forecast step (optionally with a fault). */
-  ingestAt(ms: number, fault?: ForecastFault): Promise<void>;
+  /**
+   * Sets the clock to `ms`, runs one ingest cycle, then the forecast step (optionally with a
+   * fault: the step's error, if it failed, is returned).
+   */
+  ingestAt(ms: number, fault?: ForecastFault): Promise<unknown>;
   /** Every port's track record, by date. */
   records(): Promise<Record<string, SkillDay[]>>;
   /** How many injected faults fired so far. */
@@ -72,7 +84,12 @@ export async function startForecastWorld(
       const step = { ...stores, clock, log: () => {}, budgetMs: Number.POSITIVE_INFINITY };
       if (!fault) await runForecastCycle(step);
       // A crashed step may also break its publish: the next run finishes both.
-      else await runForecastCycle(withFault(step, fault, fired)).catch(() => undefined);
+      else
+        return runForecastCycle(withFault(step, fault, fired)).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      return undefined;
     },
     faults: () => fired.count,
     async records() {
@@ -153,6 +170,51 @@ function withFault<T extends Deps>(deps: T, fault: ForecastFault, fired: { count
         },
       };
       return { ...deps, documents: failing };
+    }
+    case 'bad-record': {
+      // One port's record does not read back (the store throws, as for a corrupt item).
+      const bad = async (portId: string) => {
+        if (portId !== BAD_PORT) return;
+        fired.count++;
+        throw new Error('injected: a record that does not read back');
+      };
+      return {
+        ...deps,
+        forecasts: {
+          ...forecasts,
+          skillDays: async (portId, from) => {
+            await bad(portId);
+            return forecasts.skillDays(portId, from);
+          },
+        },
+      };
+    }
+    case 'bad-issue': {
+      // One port's issues do not read back: the batched read of every port's fails as a whole.
+      const bad = (portIds: readonly string[]) => {
+        if (!portIds.includes(BAD_PORT)) return;
+        fired.count++;
+        throw new Error('injected: an issue that does not read back');
+      };
+      const { pendingOf } = forecasts;
+      return {
+        ...deps,
+        forecasts: {
+          ...forecasts,
+          pending: async (portId, issuedAt, aimed) => {
+            bad([portId]);
+            return forecasts.pending(portId, issuedAt, aimed);
+          },
+          ...(pendingOf
+            ? {
+                pendingOf: async (requests: Parameters<typeof pendingOf>[0]) => {
+                  bad(requests.map((r) => r.portId));
+                  return pendingOf(requests);
+                },
+              }
+            : {}),
+        },
+      };
     }
   }
 }

@@ -413,6 +413,9 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   let lanesIssued = 0;
   let scored = 0;
   const records: PortRecord[] = [];
+  // A port whose reads or writes fail (an item that does not read back, a refused write) stops
+  // alone: the others publish, and the run fails at the end (below), so the slot is retried.
+  const failures = new Map<string, unknown>();
   // First each port's live records (which say what else to read), then the rest for all ports at
   // once, then each port's scores and issue. Ports reached after the deadline wait for the next run.
   const plans = new Map<string, PortPlan>();
@@ -421,14 +424,30 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
     8,
     async (port) => {
       if (performance.now() > deadline) return;
-      plans.set(port.id, await planPort(deps.forecasts, port.id, slotMs));
+      try {
+        plans.set(port.id, await planPort(deps.forecasts, port.id, slotMs));
+      } catch (error: unknown) {
+        failures.set(port.id, error);
+      }
     },
   );
   const runMs = deps.clock.now();
-  const inputs = await readInputs(deps, plans, slotMs, runMs);
+  const inputs = await readInputs(deps, plans, slotMs, runMs).catch(async () => {
+    // A batched read fails as a whole: each port's is read on its own, so a failing one fails alone.
+    const each = new Map<string, PortInputs>();
+    await mapLimit([...plans], 8, async ([id, plan]) => {
+      try {
+        each.set(id, await readPortInputs(deps, id, plan, runMs));
+      } catch (error: unknown) {
+        failures.set(id, error);
+      }
+    });
+    return each;
+  });
   const leaves = await mapLimit(ports, 8, async (port): Promise<BuiltDocument[]> => {
     const laneMap = lanesByPort.get(port.id);
     if (!laneMap) return buildForecastDocuments(port, portForecastBody(port.id, null, {}), generatedAt);
+    if (failures.has(port.id)) return [];
     const plan = plans.get(port.id);
     const read = inputs.get(port.id);
     if (!plan || !read || performance.now() > deadline) {
@@ -436,7 +455,13 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
       return [];
     }
     const lanes = [...laneMap.values()].sort(compareLanes);
-    const result = await forecastPort(deps, port, lanes, slotMs, { plan, inputs: read }, runMs);
+    let result: Awaited<ReturnType<typeof forecastPort>>;
+    try {
+      result = await forecastPort(deps, port, lanes, slotMs, { plan, inputs: read }, runMs);
+    } catch (error: unknown) {
+      failures.set(port.id, error);
+      return [];
+    }
     lanesIssued += result.issue.lanes.length;
     scored += result.scored;
     records.push(result.record);
@@ -444,6 +469,13 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   });
   // Per-port leaves first, then the index that summarises them.
   await mapLimit(leaves.flat(), 8, (doc) => put(deps.documents, doc));
+  if (failures.size > 0) {
+    const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+    throw new AggregateError(
+      [...failures.values()],
+      `forecast slot=${slot}: ${failures.size} of ${ports.length} ports failed (the others published; the slot stays open for the next run): ${[...failures].map(([portId, error]) => `${portId}: ${reason(error)}`).join('; ')}`,
+    );
+  }
   if (deferred > 0) {
     deps.log?.(`forecast slot=${slot} ${deferred} ports left to the next run (time budget)`);
     return { slot, skipped: false, deferred, ports: ports.length, lanes: lanesIssued, scored };
