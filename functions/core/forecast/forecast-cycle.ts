@@ -390,6 +390,9 @@ async function settledWindow(
   return window;
 }
 
+/** Ports a failed run's message names (the error holds every port's). */
+const FAILURES_NAMED = 5;
+
 /** Runs the slot of `clock.now()` unless it is done: every port, then the summary, then the mark. */
 export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutcome> {
   const started = performance.now();
@@ -471,9 +474,14 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
   await mapLimit(leaves.flat(), 8, (doc) => put(deps.documents, doc));
   if (failures.size > 0) {
     const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+    // The first few named (a store that is down fails every port the same way).
+    const named = [...failures]
+      .slice(0, FAILURES_NAMED)
+      .map(([portId, error]) => `${portId}: ${reason(error)}`);
+    const more = failures.size > FAILURES_NAMED ? `; and ${failures.size - FAILURES_NAMED} more` : '';
     throw new AggregateError(
       [...failures.values()],
-      `forecast slot=${slot}: ${failures.size} of ${ports.length} ports failed (the others published; the slot stays open for the next run): ${[...failures].map(([portId, error]) => `${portId}: ${reason(error)}`).join('; ')}`,
+      `forecast slot=${slot}: ${failures.size} of ${ports.length} ports failed (the others published; the slot stays open for the next run): ${named.join('; ')}${more}`,
     );
   }
   if (deferred > 0) {
