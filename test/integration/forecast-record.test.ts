@@ -58,6 +58,25 @@ async function failedAlone(
   }
 }
 
+describe('a store that fails every port', () => {
+  it("fails the run with every port's error, its message naming five ports and counting the rest", async () => {
+    const ids = [...PORTS, '070801', '070401', '010401', '020901'];
+    const world = await startForecastWorld(ids, START);
+    try {
+      const error = await world.ingestAt(START, 'store-down');
+      expect(error).toBeInstanceOf(AggregateError);
+      const message = String((error as Error).message);
+      const failed = Number(/: (\d+) of \d+ ports failed/.exec(message)?.[1]);
+      expect(failed).toBeGreaterThan(5);
+      expect((error as AggregateError).errors).toHaveLength(failed);
+      expect(message.match(/: injected: the store is down/g)).toHaveLength(5);
+      expect(message).toMatch(new RegExp(`; and ${failed - 5} more$`));
+    } finally {
+      await world.stop();
+    }
+  }, 300_000);
+});
+
 describe('forecast track record: replay and crash safety', () => {
   let clean: Snapshot;
 

@@ -18,6 +18,7 @@ import { TABLES } from '../../infra/manifest.ts';
 import { startWorld, type World } from './history-world.ts';
 
 export type ForecastFault =
+  | 'store-down'
   | 'half-record'
   | 'lost-record'
   | 'after-issue'
@@ -171,6 +172,18 @@ function withFault<T extends Deps>(deps: T, fault: ForecastFault, fired: { count
       };
       return { ...deps, documents: failing };
     }
+    case 'store-down':
+      // Every port's records fail to read (a store that is down).
+      return {
+        ...deps,
+        forecasts: {
+          ...forecasts,
+          skillDays: async () => {
+            fired.count++;
+            throw new Error('injected: the store is down');
+          },
+        },
+      };
     case 'bad-record': {
       // One port's record does not read back (the store throws, as for a corrupt item).
       const bad = async (portId: string) => {
