@@ -206,34 +206,40 @@ async function planPort(forecasts: ForecastStore, portId: string, slotMs: number
 
 /**
  * The inputs of many ports' slots: with stores that read several ports at once, a few batched
- * reads for all of them (issues, windows, observations) instead of three requests per port.
+ * reads for all of them (issues, windows, observations) instead of three requests per port. A
+ * port whose inputs cannot be read is left out, its error in `failures`; a batched read that fails
+ * as a whole is read again port by port, so a failing port fails alone.
  */
 async function readInputs(
   deps: Pick<ForecastDeps, 'forecasts' | 'observations'>,
   plans: ReadonlyMap<string, PortPlan>,
-  slotMs: number,
-  untilMs: number = slotMs,
+  untilMs: number,
+  failures: Map<string, unknown>,
 ): Promise<Map<string, PortInputs>> {
   const { forecasts, observations } = deps;
   const ids = [...plans.keys()];
   if (ids.length === 0) return new Map();
   if (!forecasts.pendingOf || !forecasts.windows || !observations.queryMany) {
-    const each = await mapLimit(ids, 8, async (id) =>
-      readPortInputs(deps, id, plans.get(id) as PortPlan, untilMs),
-    );
-    return new Map(ids.map((id, i) => [id, each[i] as PortInputs]));
+    return readEach(deps, plans, untilMs, failures);
   }
   const fromMs = Math.min(...[...plans.values()].map((plan) => plan.fromMs));
-  const [pending, windows, found] = await Promise.all([
-    forecasts.pendingOf(
-      ids.map((portId) => {
-        const { issuedAt, aimed } = plans.get(portId) as PortPlan;
-        return { portId, issuedAt, aimed };
-      }),
-    ),
-    forecasts.windows(ids),
-    observations.queryMany(ids, fromMs, untilMs),
-  ]);
+  let pending: Map<string, IssuedPort[]>;
+  let windows: Map<string, SkillWindow>;
+  let found: Map<string, Observation[]>;
+  try {
+    [pending, windows, found] = await Promise.all([
+      forecasts.pendingOf(
+        ids.map((portId) => {
+          const { issuedAt, aimed } = plans.get(portId) as PortPlan;
+          return { portId, issuedAt, aimed };
+        }),
+      ),
+      forecasts.windows(ids),
+      observations.queryMany(ids, fromMs, untilMs),
+    ]);
+  } catch {
+    return readEach(deps, plans, untilMs, failures);
+  }
   return new Map(
     ids.map((id) => {
       const from = (plans.get(id) as PortPlan).fromMs;
@@ -248,6 +254,24 @@ async function readInputs(
       ];
     }),
   );
+}
+
+/** {@link readInputs} port by port: a port whose inputs cannot be read is left out, its error in `failures`. */
+async function readEach(
+  deps: Pick<ForecastDeps, 'forecasts' | 'observations'>,
+  plans: ReadonlyMap<string, PortPlan>,
+  untilMs: number,
+  failures: Map<string, unknown>,
+): Promise<Map<string, PortInputs>> {
+  const out = new Map<string, PortInputs>();
+  await mapLimit([...plans], 8, async ([id, plan]) => {
+    try {
+      out.set(id, await readPortInputs(deps, id, plan, untilMs));
+    } catch (error: unknown) {
+      failures.set(id, error);
+    }
+  });
+  return out;
 }
 
 async function readPortInputs(
@@ -435,18 +459,7 @@ export async function runForecastCycle(deps: ForecastDeps): Promise<ForecastOutc
     },
   );
   const runMs = deps.clock.now();
-  const inputs = await readInputs(deps, plans, slotMs, runMs).catch(async () => {
-    // A batched read fails as a whole: each port's is read on its own, so a failing one fails alone.
-    const each = new Map<string, PortInputs>();
-    await mapLimit([...plans], 8, async ([id, plan]) => {
-      try {
-        each.set(id, await readPortInputs(deps, id, plan, runMs));
-      } catch (error: unknown) {
-        failures.set(id, error);
-      }
-    });
-    return each;
-  });
+  const inputs = await readInputs(deps, plans, runMs, failures);
   const leaves = await mapLimit(ports, 8, async (port): Promise<BuiltDocument[]> => {
     const laneMap = lanesByPort.get(port.id);
     if (!laneMap) return buildForecastDocuments(port, portForecastBody(port.id, null, {}), generatedAt);
