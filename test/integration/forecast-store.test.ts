@@ -16,6 +16,7 @@ import { HORIZONS_MINUTES, type IssuedPort } from '../../functions/core/forecast
 import type { ForecastStore } from '../../functions/core/forecast/forecast-cycle.ts';
 import type { PortRecord, Tally } from '../../functions/core/forecast/skill.ts';
 import { createTables, startDynamoOwner } from '../../infra/local/dynamo.ts';
+import { type CapacityMeter, meterCapacity } from '../../scripts/bench/_capacity.ts';
 
 const TABLE = TABLES.forecasts.name;
 
@@ -23,27 +24,19 @@ let dataDir: string;
 let dynamo: Awaited<ReturnType<typeof startDynamoOwner>>;
 let client: ReturnType<typeof createDocumentClient>;
 let store: ForecastStore;
-/** Write units of the client's puts, in order. */
-const writeUnits: number[] = [];
+let meter: CapacityMeter;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'border-waits-forecast-store-'));
   dynamo = await startDynamoOwner(dataDir);
   await createTables(dynamo.endpoint);
   client = createDocumentClient({ endpoint: dynamo.endpoint, region: 'us-east-1' });
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName !== 'PutItemCommand') return next(args);
-      (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
-      writeUnits.push(Number(consumed?.CapacityUnits ?? 0));
-      return result;
-    },
-    { step: 'initialize', name: 'testWriteUnits' },
-  );
+  meter = meterCapacity(client);
   store = createForecastStore(client, TABLE);
 });
+
+/** Writes an item as it is (an item of another writer, or of this code before). */
+const put = (Item: Record<string, unknown>) => client.send(new PutCommand({ TableName: TABLE, Item }));
 
 afterAll(async () => {
   client?.destroy();
@@ -224,7 +217,6 @@ describe('the forecasts table stores lanes packed', () => {
   it('items written before, with their lanes as a map, are read as they are', async () => {
     const lanes = recordOf(8, 2, 20);
     const issue = issueOf('070801', '2026-03-07T12:00:00.000Z', 9);
-    const put = (Item: Record<string, unknown>) => client.send(new PutCommand({ TableName: TABLE, Item }));
     await put({ pk: 'S#070801', sk: '2026-03-07', through: '2026-03-07T11:45:00.000Z', lanes });
     await put({ pk: 'W#070801', sk: 'window', from: '2026-02-08', to: '2026-03-06', lanes });
     await put({ pk: 'P#070801', sk: issue.issuedAt, lanes: issue.lanes });
@@ -250,7 +242,6 @@ describe('the forecasts table stores lanes packed', () => {
   });
 
   it('a packed value that does not read back is an error naming the item', async () => {
-    const put = (Item: Record<string, unknown>) => client.send(new PutCommand({ TableName: TABLE, Item }));
     await put({ pk: 'S#090901', sk: '2026-03-07', through: null, lanesPacked: new Uint8Array([1, 2, 3, 4]) });
     await expect(store.skillDays('090901', '2026-03-01')).rejects.toThrow(
       /^item S#090901 \/ 2026-03-07: lanesPacked does not read back as packed JSON/,
@@ -264,12 +255,12 @@ describe('the forecasts table stores lanes packed', () => {
   it('a full day of scores costs a fraction of the write units of its map', async () => {
     // Four lanes with a day of scores (96 targets) at every horizon.
     const lanes = recordOf(10, 4, 96);
-    writeUnits.length = 0;
-    await client.send(
-      new PutCommand({ TableName: TABLE, Item: { pk: 'S#map', sk: '2026-03-09', through: null, lanes } }),
-    );
+    meter.reset();
+    await put({ pk: 'S#map', sk: '2026-03-09', through: null, lanes });
+    const asMap = meter.write;
+    meter.reset();
     await store.putSkillDay('packed', { date: '2026-03-09', through: null, lanes }, null);
-    const [asMap = 0, packed = 0] = writeUnits;
+    const packed = meter.write;
     expect(asMap).toBeGreaterThan(50);
     expect(packed).toBeLessThan(asMap / 2);
   });
