@@ -5,9 +5,10 @@
  * the worker posts back the medians.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { pack, packIssueLanes, unpack, unpackIssueLanes } from '../../functions/adapters/dynamo/packed.ts';
 import type { IssuedLane } from '../../functions/core/forecast/forecast.ts';
+import { fromPackedWire, mapWire, packedWire } from './_dynamo-wire.ts';
 import { median } from './_stats.ts';
 
 export interface StoreTraffic {
@@ -19,7 +20,7 @@ export interface StoreTraffic {
   newRecords: string[];
   newIssues: string[];
   /** Every item read, as DynamoDB's wire JSON of its map (as stored before). */
-  mapWire: string[];
+  mapWires: string[];
 }
 
 const data = workerData as StoreTraffic;
@@ -35,27 +36,23 @@ async function timed(run: () => Promise<unknown>): Promise<{ wall: number; cpu: 
 }
 
 // Both keep what they read until the end, as a slot does.
-/** A packed attribute from DynamoDB's wire JSON, and to it. */
-const fromWire = (wire: string) => Buffer.from((JSON.parse(wire) as { B: string }).B, 'base64');
-const toPackedWire = (bytes: Uint8Array) => JSON.stringify({ B: Buffer.from(bytes).toString('base64') });
 const packed = () =>
   timed(async () => {
     const read = await Promise.all([
-      ...data.records.map((wire) => unpack(fromWire(wire))),
-      ...data.issues.map(({ wire, horizon }) => unpackIssueLanes(fromWire(wire), new Set([horizon]))),
+      ...data.records.map((wire) => unpack(fromPackedWire(wire))),
+      ...data.issues.map(({ wire, horizon }) => unpackIssueLanes(fromPackedWire(wire), new Set([horizon]))),
     ]);
     const written = await Promise.all([
       ...newRecords.map((value) => pack(value)),
       ...newIssues.map((lanes) => packIssueLanes(lanes)),
     ]);
-    for (const bytes of written) toPackedWire(bytes);
+    for (const bytes of written) packedWire(bytes);
     return read;
   });
-const toWire = (lanes: unknown) => JSON.stringify(marshall({ lanes }, { removeUndefinedValues: true }));
 const maps = () =>
   timed(async () => {
-    const read = data.mapWire.map((wire) => unmarshall(JSON.parse(wire)));
-    for (const value of [...newRecords, ...newIssues]) toWire(value);
+    const read = data.mapWires.map((wire) => unmarshall(JSON.parse(wire)));
+    for (const value of [...newRecords, ...newIssues]) mapWire(value);
     return read;
   });
 

@@ -21,7 +21,6 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { marshall } from '@aws-sdk/util-dynamodb';
 // @ts-expect-error: dynalite's database module has no types (its item size rules, as DynamoDB's).
 import { capacityUnits } from 'dynalite/db/index.js';
 import { pack, packIssueLanes, unpackIssueLanes } from '../../functions/adapters/dynamo/packed.ts';
@@ -67,6 +66,7 @@ import {
 import type { HourlyAverage, Observation } from '../../functions/core/model.ts';
 import type { ObservationStore } from '../../functions/core/stores.ts';
 import { observationsSeen } from '../../infra/local/simulator/model.ts';
+import { mapWire, packedWire } from './_dynamo-wire.ts';
 import { median, percentile } from './_stats.ts';
 import type { StoreTraffic } from './_store-traffic.ts';
 
@@ -314,10 +314,7 @@ const packedIssues = await Promise.all(issues.map((issue) => packIssueLanes(issu
 const newRecords = ports.map((p) => p.days[0]?.lanes ?? {});
 // The last issue aimed at the target (issued 15 minutes before it) stands in for the new one.
 const newIssues = ports.flatMap((p) => p.issues.slice(-1));
-/** A packed attribute in DynamoDB's wire JSON (binary is base64). */
-const packedWire = (bytes: Uint8Array) => JSON.stringify({ B: Buffer.from(bytes).toString('base64') });
-const toWire = (lanes: unknown) => JSON.stringify(marshall({ lanes }, { removeUndefinedValues: true }));
-const mapWire = [...records, ...issues.map((issue) => issue.lanes)].map(toWire);
+const mapWires = [...records, ...issues.map((issue) => issue.lanes)].map(mapWire);
 const traffic: StoreTraffic = {
   records: packedRecords.map(packedWire),
   issues: packedIssues.map((bytes, i) => ({
@@ -326,7 +323,7 @@ const traffic: StoreTraffic = {
   })),
   newRecords: newRecords.map((value) => JSON.stringify(value)),
   newIssues: newIssues.map((issue) => JSON.stringify(issue.lanes)),
-  mapWire,
+  mapWires,
 };
 const worker = new Worker(new URL('./_store-traffic.ts', import.meta.url), { workerData: traffic });
 const storeTimes = (await once(worker, 'message'))[0] as {
@@ -338,17 +335,17 @@ const storeTimes = (await once(worker, 'message'))[0] as {
 // DynamoDB's capacity units of the same reads (strongly consistent: 4 KB a unit, each item
 // rounded up) and writes (1 KB a unit), by DynamoDB's item size rules as dynalite applies them;
 // each item with its key and other attributes (an issue's TTL; a record's through and TTL).
-const attributes = (pk: string, sk: string) => ({
-  pk: { S: pk },
-  sk: { S: sk },
+const OTHER_ATTRIBUTES = {
+  pk: { S: 'S#250401' },
+  sk: { S: '2026-11-18' },
   through: { S: '2026-11-18T16:45:00.000Z' },
   ttl: { N: '1766000000' },
-});
+};
 const packedItem = (bytes: Uint8Array) => ({
-  ...attributes('S#250401', '2026-11-18'),
+  ...OTHER_ATTRIBUTES,
   lanesPacked: { B: Buffer.from(bytes).toString('base64') },
 });
-const mapItem = (wire: string) => ({ ...attributes('S#250401', '2026-11-18'), ...JSON.parse(wire) });
+const mapItem = (wire: string) => ({ ...OTHER_ATTRIBUTES, ...JSON.parse(wire) });
 const unitsOf = (items: readonly Record<string, unknown>[], read: boolean) =>
   items.reduce((sum: number, item) => sum + (capacityUnits(item, read, true) as number), 0);
 const newPacked = await Promise.all([
@@ -358,9 +355,9 @@ const newPacked = await Promise.all([
 const units = {
   packedRead: unitsOf([...packedRecords, ...packedIssues].map(packedItem), true),
   packedWrite: unitsOf(newPacked.map(packedItem), false),
-  mapsRead: unitsOf(mapWire.map(mapItem), true),
+  mapsRead: unitsOf(mapWires.map(mapItem), true),
   mapsWrite: unitsOf(
-    [...newRecords, ...newIssues.map((issue) => issue.lanes)].map(toWire).map(mapItem),
+    [...newRecords, ...newIssues.map((issue) => issue.lanes)].map(mapWire).map(mapItem),
     false,
   ),
 };
@@ -400,7 +397,7 @@ console.log(
 );
 console.log(`forecast-skill document: ${kb(Buffer.byteLength(sample.summary))}`);
 console.log(
-  `the slot's store traffic, timed in a worker thread (${records.length + issues.length} items read: windows, today's records, the issues aimed at the due target; ${newRecords.length + newIssues.length} written: records, new issues): packed (compressed JSON, as stored; an issue read for its horizon aimed at the target) median ${storeTimes.packed.toFixed(0)} ms wall, ${storeTimes.packedCpu.toFixed(0)} ms CPU (decompression and compression on the thread pool), ${kb(packedBytes)} read; as DynamoDB maps (as stored before: marshall and wire JSON, and back; issues whole) median ${storeTimes.maps.toFixed(0)} ms wall, ${storeTimes.mapsCpu.toFixed(0)} ms CPU, ${kb(bytesOf(mapWire))} of wire JSON read (${kb(jsonBytes)} of plain JSON)`,
+  `the slot's store traffic, timed in a worker thread (${records.length + issues.length} items read: windows, today's records, the issues aimed at the due target; ${newRecords.length + newIssues.length} written: records, new issues): packed (compressed JSON, as stored; an issue read for its horizon aimed at the target) median ${storeTimes.packed.toFixed(0)} ms wall, ${storeTimes.packedCpu.toFixed(0)} ms CPU (decompression and compression on the thread pool), ${kb(packedBytes)} read; as DynamoDB maps (as stored before: marshall and wire JSON, and back; issues whole) median ${storeTimes.maps.toFixed(0)} ms wall, ${storeTimes.mapsCpu.toFixed(0)} ms CPU, ${kb(bytesOf(mapWires))} of wire JSON read (${kb(jsonBytes)} of plain JSON)`,
 );
 console.log(
   `the same traffic in DynamoDB capacity units (strongly consistent reads, each item rounded up): packed ${units.packedRead} read and ${units.packedWrite} written; as DynamoDB maps ${units.mapsRead} read and ${units.mapsWrite} written`,
