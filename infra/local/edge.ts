@@ -46,27 +46,6 @@ export function createMemoryLimitStore(): LimitStore {
 // against its cached copy. (s3rver also leaves the object's file open on every 304 it answers.)
 const FORWARDED_REQUEST_HEADERS = ['range'];
 
-/**
- * One object from the S3 stand-in, read to the end. s3rver overwrites an object in place (S3
- * replaces it atomically), so a read that meets the publisher's write can fail with a 500 or a body
- * cut short: such a read is tried again, up to three times.
- */
-async function readFromS3(url: string, init: RequestInit): Promise<{ upstream: Response; content: Buffer }> {
-  for (let attempt = 1; ; attempt += 1) {
-    const upstream = await fetch(url, init);
-    if (upstream.status >= 500 && attempt < 3) {
-      await upstream.body?.cancel();
-      await new Promise((done) => setTimeout(done, 20 * attempt));
-      continue;
-    }
-    try {
-      return { upstream, content: Buffer.from(await upstream.arrayBuffer()) };
-    } catch (error: unknown) {
-      if (attempt >= 3) throw error;
-    }
-  }
-}
-
 /** RFC 9110 section 13.1: If-None-Match (weak comparison) decides, else If-Modified-Since. */
 export function notModified(request: IncomingMessage['headers'], response: Headers): boolean {
   const ifNoneMatch = request['if-none-match'];
@@ -138,10 +117,11 @@ export function createEdge(deps: EdgeDeps) {
       const value = forwarded[name]?.value;
       if (typeof value === 'string') headers[name] = value;
     }
-    const { upstream, content } = await readFromS3(`${deps.s3Endpoint}/${bucket}${encodeURI(key)}`, {
+    const upstream = await fetch(`${deps.s3Endpoint}/${bucket}${encodeURI(key)}`, {
       method: req.method === 'HEAD' ? 'HEAD' : 'GET',
       headers,
     });
+    const content = Buffer.from(await upstream.arrayBuffer());
     const out: Record<string, string> = { ...EDGE_RESPONSE_HEADERS, ...limit };
     if (upstream.status === 404 || upstream.status === 403) {
       const body = JSON.stringify(

@@ -21,19 +21,24 @@ interface StoredObject {
 }
 
 interface FilesystemStore {
+  getObject(bucket: string, key: string, options?: unknown): Promise<unknown>;
   getResourcePath(bucket: string, key: string, resource: string): string;
   putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>;
   putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
 }
 
 /**
- * S3 replaces an object atomically: a reader sees the old body or the new one. s3rver truncates
- * the file and streams into it, so a read during a write (the site polling while the ingest
- * publishes) could get half a JSON document. Objects are written beside their path and renamed
- * into place instead (the temporary name lacks s3rver's suffix, so listings never show it).
+ * S3 replaces an object atomically: a reader sees the old body or the new one, with its own
+ * length and ETag. s3rver truncates the file and streams into it, so a read during a write (the
+ * site polling while the ingest publishes) could get half a JSON document; and it reads an
+ * object's length and ETag from other files than its body, so a read between a write's files got
+ * the new body cut to the old length. Objects are written beside their path and renamed into place
+ * (the temporary name lacks s3rver's suffix, so listings never show it), and each key's writes and
+ * reads take turns: a read takes the length, the ETag and an open file of the body together, then
+ * streams the body it opened while a later write renames another into place.
  */
-function writeObjectsAtomically(store: FilesystemStore): void {
-  store.putObject = async (object) => {
+function replaceObjectsAtomically(store: FilesystemStore): void {
+  const write = async (object: StoredObject) => {
     const path = store.getResourcePath(object.bucket, object.key, 'object');
     await mkdir(dirname(path), { recursive: true });
     let content: Buffer;
@@ -50,6 +55,25 @@ function writeObjectsAtomically(store: FilesystemStore): void {
     await store.putMetadata(object.bucket, object.key, object.metadata, md5);
     return { size: content.length, md5 };
   };
+  const read = store.getObject.bind(store);
+  const inTurn = turns();
+  store.putObject = (object) => inTurn(`${object.bucket}/${object.key}`, () => write(object));
+  store.getObject = (bucket, key, options) => inTurn(`${bucket}/${key}`, () => read(bucket, key, options));
+}
+
+/** Runs each key's work one at a time, in the order asked (work on other keys runs alongside). */
+function turns(): <T>(key: string, work: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return async (key, work) => {
+    const run = (tails.get(key) ?? Promise.resolve()).then(work);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
 }
 
 export async function startS3(dataDir: string): Promise<LocalS3> {
@@ -62,7 +86,7 @@ export async function startS3(dataDir: string): Promise<LocalS3> {
     directory,
     configureBuckets: Object.values(BUCKETS).map((bucket) => ({ name: bucket.name, configs: [] })),
   });
-  writeObjectsAtomically((server as unknown as { store: FilesystemStore }).store);
+  replaceObjectsAtomically((server as unknown as { store: FilesystemStore }).store);
   const address = (await server.run()) as { port: number };
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
