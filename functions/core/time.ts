@@ -119,6 +119,17 @@ export function utcToZoned(epochMs: number, timeZone: string): Required<LocalDat
   };
 }
 
+/**
+ * The time zone as people write it in a language (`Pacific Time`, `hora del Pacífico`), never
+ * its IANA id (the name of the zone's winter and summer time alike).
+ */
+export function zoneName(timeZone: string, locale = 'en'): string {
+  const part = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: 'longGeneric' })
+    .formatToParts(new Date(Date.UTC(2026, 0, 15)))
+    .find((p) => p.type === 'timeZoneName');
+  return part?.value ?? timeZone;
+}
+
 /** UTC offset (minutes) of `timeZone` at the instant `epochMs`. */
 export function offsetMinutesAt(epochMs: number, timeZone: string): number {
   const local = utcToZoned(epochMs, timeZone);

@@ -25,7 +25,10 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
+import { laneOffered } from '../core/alerts/push-lanes.ts';
+import { placeName } from '../core/catalogue/place-name.ts';
 import { InvalidQueryError, NotFoundError } from '../core/errors.ts';
+import { type Direction, LANES, type Lane, type Mode } from '../core/model.ts';
 import { UnknownPortError } from '../core/views/port-directory.ts';
 import type { PublishedPort } from '../core/views/views.ts';
 import { planIncludes, type Scope, TIER_OF_SCOPE } from './scopes.ts';
@@ -193,6 +196,23 @@ export function defineTool<
 /** The port's `direction`, or a {@link ToolError} naming the directions it has. */
 export function requireDirection(port: PublishedPort, direction: string): void {
   if (!port.directions.includes(direction as PublishedPort['directions'][number])) {
-    throw new ToolError(`${port.name} has no ${direction} wait times; it has ${port.directions.join(', ')}.`);
+    throw new ToolError(
+      `${placeName(port)} has no ${direction} wait times; it has ${port.directions.join(', ')}.`,
+    );
   }
+}
+
+/** A lane the port publishes waits for, or a {@link ToolError} naming the lanes it has for that direction and mode. */
+export function requireLane(
+  port: PublishedPort,
+  asked: { direction: Direction; mode: Mode; lane: Lane },
+): void {
+  requireDirection(port, asked.direction);
+  if (laneOffered(port, asked.direction, asked.mode, asked.lane)) return;
+  const offered = LANES.filter((lane) => laneOffered(port, asked.direction, asked.mode, lane));
+  throw new ToolError(
+    offered.length === 0
+      ? `${placeName(port)} publishes no ${asked.direction} ${asked.mode} waits.`
+      : `${placeName(port)} has no ${asked.direction} ${asked.mode} ${asked.lane} lane; its ${asked.direction} ${asked.mode} lanes: ${offered.join(', ')}.`,
+  );
 }

@@ -20,7 +20,7 @@ import {
   RETENTION_HOURS,
 } from '../core/model.ts';
 import type { Clock, ExportStore } from '../core/stores.ts';
-import { utcToZoned } from '../core/time.ts';
+import { utcToZoned, zoneName } from '../core/time.ts';
 import type { CrossingSearch } from '../core/trips/crossings.ts';
 import { PortSchema, SkillFiguresSchema } from '../core/views/api-schemas.ts';
 import { PortIdSchema } from '../core/views/queries.ts';
@@ -193,6 +193,7 @@ export const SkillSchema = closed(SkillFiguresSchema).describe(
 export const PortAnswerSchema = z.object({
   portId: PortSchema.shape.id,
   name: PortSchema.shape.name,
+  crossing: PortSchema.shape.crossing,
   timeZone: PortSchema.shape.timeZone,
   generatedAt: z.string().describe('When this answer was computed'),
   source: z.string().describe('What the answer is computed from'),
@@ -206,6 +207,7 @@ export function portAnswer(
   return {
     portId: port.id,
     name: port.name,
+    crossing: port.crossing,
     timeZone: port.timeZone,
     generatedAt: new Date(nowMs).toISOString(),
     source,
@@ -244,19 +246,46 @@ export function nearOf(
   return near && { lat: near.lat, lon: near.lon, radiusKm: near.radius_km };
 }
 
+/** How an instant is written, as an error message says it. */
+const INSTANT_SPELLING =
+  'an ISO 8601 date and time with seconds and Z or an offset: 2026-11-28T16:00:00Z, or 2026-11-28T08:00:00-08:00 for 8 am at a UTC-8 port';
+/** How a port-local time of day is written. */
+const LOCAL_TIME_SPELLING = "HH:MM, 24-hour, in the port's own time (06:00, 17:30)";
+
 /**
  * An instant as every tool takes it: ISO 8601 date and time with seconds and `Z` or an offset
  * (`2026-11-18T14:30:00Z`, `2026-11-18T06:30:00-08:00`).
  */
 export const InstantSchema = z.iso
-  .datetime({ offset: true })
+  .datetime({ offset: true, error: INSTANT_SPELLING })
   .describe('An ISO 8601 instant with Z or an offset, e.g. 2026-11-18T14:30:00Z');
 
 /** A port-local clock time, `HH:MM` (24-hour), where a tool takes a local time. */
 export const LocalTimeSchema = z
   .string()
-  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour')
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, LOCAL_TIME_SPELLING)
   .describe("Port-local time today, HH:MM (24-hour), in the port's time zone");
+
+/** A port-local `HH:MM` or an instant (the ends of a departure window). */
+export const LocalTimeOrInstantSchema = z.union([LocalTimeSchema, InstantSchema], {
+  error: `expected a port-local time of day, ${LOCAL_TIME_SPELLING}, or an instant, ${INSTANT_SPELLING}`,
+});
+
+/** The port-local date of an instant as a traveller reads it: `Sat 28 Nov`. */
+export function localDay(ms: number, timeZone: string): string {
+  const local = utcToZoned(ms, timeZone);
+  return new Date(Date.UTC(local.year, local.month - 1, local.day)).toLocaleDateString('en-GB', {
+    timeZone: 'UTC',
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+  });
+}
+
+/** An instant as a traveller reads it at a port: `Sat 28 Nov 08:00 Pacific Time`. */
+export function localWhen(ms: number, timeZone: string): string {
+  return `${localDay(ms, timeZone)} ${localClock(ms, timeZone)} ${zoneName(timeZone)}`;
+}
 
 /** `HH:MM` of an instant in a time zone. */
 export function localClock(ms: number, timeZone: string): string {

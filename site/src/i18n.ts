@@ -1,5 +1,6 @@
 /** Every text of the site, in English, Spanish and French. */
 import type { Region } from '../../functions/core/catalogue/regions.ts';
+import { zoneName as zoneNameIn } from '../../functions/core/time.ts';
 export type Lang = 'en' | 'es' | 'fr';
 export const LANGS: readonly Lang[] = ['en', 'es', 'fr'];
 /** Each language's name in itself, for the language switcher. */
@@ -978,12 +979,7 @@ export const REGION_NAMES: Record<Lang, Record<Region, string>> = {
 };
 
 /** The time zone as people write it in a language (`Pacific Time`, `hora del Pacífico`), never its IANA id. */
-export function zoneName(lang: Lang, timeZone: string): string {
-  const part = new Intl.DateTimeFormat(lang, { timeZone, timeZoneName: 'longGeneric' })
-    .formatToParts(new Date(Date.UTC(2026, 0, 15)))
-    .find((p) => p.type === 'timeZoneName');
-  return part?.value ?? timeZone;
-}
+export const zoneName = (lang: Lang, timeZone: string): string => zoneNameIn(timeZone, lang);
 
 export const STRINGS: Record<Lang, Strings> = { en, es, fr };
 

@@ -134,6 +134,30 @@ describe('an alert on a lane', () => {
     expect(stored).not.toContain(secret.slice(6, 20));
   });
 
+  it.each([
+    [
+      { mode: 'passenger', lane: 'nexus' },
+      /San Ysidro has no into-us passenger nexus lane; its into-us passenger lanes: standard, ready, sentri/,
+    ],
+    [{ mode: 'pedestrian', lane: 'sentri' }, /its into-us pedestrian lanes: standard, ready\./],
+    [{ mode: 'commercial', lane: 'ready' }, /its into-us commercial lanes: standard, fast\./],
+  ])(
+    'refuses a lane the port does not publish (%j), naming the ones it has, and stores nothing',
+    async (lane, message) => {
+      const before = (await listAlerts()).length;
+      const refused = await callTool(
+        stack,
+        '2025-11-25',
+        'create_alert',
+        { port_id: 'san-ysidro', direction: 'into-us', ...lane, threshold_minutes: 30 },
+        proToken,
+      );
+      expect(refused.body?.result?.isError).toBe(true);
+      expect(JSON.stringify(refused.body?.result?.content)).toMatch(message);
+      expect((await listAlerts()).length).toBe(before);
+    },
+  );
+
   it('fires once when the threshold is crossed after an ingest, delivered signed after a retry', async () => {
     stack.clock.set(AT + 5 * MINUTE);
     await stack.service.ingestNow();

@@ -47,7 +47,9 @@ describe('text answers', () => {
     expect(body?.result?.isError).toBeFalsy();
     const text = textOf(body);
     expect(text).toMatch(/^Shortest into-us passenger standard wait now: 1\. /);
-    expect(text).toMatch(/\. No forecast for an arrival at \S+Z at these crossings yet/);
+    expect(text).toMatch(
+      /\. No forecast for an arrival at Wed 18 Nov 10:40 Pacific Time at these crossings yet/,
+    );
   });
 
   it('best_time_to_cross separates its sentences', async () => {
@@ -58,7 +60,33 @@ describe('text answers', () => {
     });
     const text = textOf(body);
     // The window's sentence ends before the averages' one starts.
-    expect(text).toMatch(/^Departing 10:00-12:00 \(America\/Los_Angeles\): [^.]+\. San Ysidro/);
+    expect(text).toMatch(
+      /^San Ysidro, departing Wed 18 Nov 10:00-12:00 Pacific Time: [^.]+\. San Ysidro: no hourly averages/,
+    );
+  });
+});
+
+describe('names', () => {
+  it('name each crossing of a city that has several, in texts and answers alike', async () => {
+    const search = await callTool(stack, '2026-07-28', 'search_crossings', { query: 'blaine' });
+    expect(textOf(search.body)).toContain('Blaine (Peace Arch) (id 300402, Pacific Time)');
+    expect(textOf(search.body)).toContain('Blaine (Point Roberts) (id 300403, Pacific Time)');
+    const current = await callTool(stack, '2026-07-28', 'get_current_waits', {
+      port_id: 'blaine-peace-arch',
+    });
+    expect(current.body?.result?.structuredContent).toMatchObject({ name: 'Blaine', crossing: 'Peace Arch' });
+    expect(textOf(current.body)).toMatch(/^Blaine \(Peace Arch\): no current readings/);
+  });
+
+  it('compare_crossings says so when no crossing matches the state asked', async () => {
+    const { body } = await callTool(stack, '2026-07-28', 'compare_crossings', {
+      direction: 'into-us',
+      state: 'ZZ',
+    });
+    expect(body?.result?.isError).toBe(true);
+    expect(textOf(body)).toBe(
+      'No crossing in ZZ has into-us wait times (search_crossings lists the crossings by state, border or place).',
+    );
   });
 });
 

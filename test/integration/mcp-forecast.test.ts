@@ -63,6 +63,11 @@ afterAll(async () => {
 
 const structured = <T>(body: Awaited<ReturnType<typeof callTool>>['body']) =>
   body?.result?.structuredContent as T;
+/** A tool result's text. */
+const text = (body: Awaited<ReturnType<typeof callTool>>['body']): string =>
+  ((body?.result?.content ?? []) as { type: string; text?: string }[])
+    .map((part) => part.text ?? '')
+    .join('\n');
 
 describe('port-forecast and forecast-skill views', () => {
   it('serves a port forecast by id and slug with points for lanes that have history', async () => {
@@ -147,15 +152,112 @@ describe('MCP tools on the forecast', () => {
     expect(atArrival.ranked.every((r) => r.horizonMinutes >= 1140)).toBe(true);
   });
 
-  it('best_time_to_cross says why when the window is past the forecast', async () => {
+  it('best_time_to_cross says why when no forecast point falls in a window', async () => {
+    // Tomorrow 06:10-06:50 Pacific: between the hourly points of +21 h and +22 h.
     const { body } = await callTool(stack, '2025-11-25', 'best_time_to_cross', {
       port_id: '250401',
       direction: 'into-us',
-      depart_between: { from: '20:00', to: '22:00', day: 'tomorrow' },
+      depart_between: { from: '06:10', to: '06:50', day: 'tomorrow' },
     });
+    expect(body?.result?.isError).toBeFalsy();
     const today = structured<{ today: { options: unknown[]; reason: string } }>(body).today;
     expect(today.options).toEqual([]);
     expect(today.reason).toMatch(/no forecast point falls in the window/);
+    expect(text(body)).toContain('departing Thu 7 May 06:10-06:50 Pacific Time');
+  });
+
+  it("best_time_to_cross names the window's date and zone, and leaves out points already past", async () => {
+    // 09:46 Pacific: of the 09:00 issue's points, 09:15, 09:30 and 09:45 are past.
+    stack.clock.set(AT + 40 * 60_000);
+    try {
+      const { body } = await callTool(stack, '2025-11-25', 'best_time_to_cross', {
+        port_id: '250401',
+        direction: 'into-us',
+        depart_between: { from: '09:00', to: '11:00' },
+      });
+      expect(body?.result?.isError).toBeFalsy();
+      const today = structured<{ today: { options: { localTime: string }[] } }>(body).today;
+      expect(today.options.map((o) => o.localTime).sort()).toEqual(['10:00', '11:00']);
+      expect(text(body)).toMatch(
+        /^San Ysidro, departing Wed 6 May 09:00-11:00 Pacific Time: best at 1[01]:00/,
+      );
+    } finally {
+      stack.clock.set(AT);
+    }
+  });
+
+  it('best_time_to_cross reads HH:MM ends across midnight as one night', async () => {
+    const { body } = await callTool(stack, '2025-11-25', 'best_time_to_cross', {
+      port_id: '250401',
+      direction: 'into-us',
+      depart_between: { from: '22:00', to: '02:00' },
+    });
+    expect(body?.result?.isError).toBeFalsy();
+    const today = structured<{ today: { fromAt: string; toAt: string; options: { localTime: string }[] } }>(
+      body,
+    ).today;
+    expect([today.fromAt, today.toAt]).toEqual(['2026-05-07T05:00:00.000Z', '2026-05-07T09:00:00.000Z']);
+    expect(today.options.map((o) => o.localTime).sort()).toEqual([
+      '00:00',
+      '01:00',
+      '02:00',
+      '22:00',
+      '23:00',
+    ]);
+    expect(text(body)).toContain('departing Wed 6 May 22:00 to Thu 7 May 02:00 Pacific Time');
+  });
+
+  it.each([
+    [
+      'a window already over today',
+      { from: '06:00', to: '08:00' },
+      /The window Wed 6 May 06:00-08:00 Pacific Time is already over: it is 09:06 there now\. For the same hours tomorrow, add day: "tomorrow"\./,
+    ],
+    [
+      'a window beyond the forecasts',
+      { from: '20:00', to: '22:00', day: 'tomorrow' },
+      /The window Thu 7 May 20:00-22:00 Pacific Time starts more than 24 hours from now; the forecasts reach 24 hours ahead \(to about Thu 7 May 09:06 Pacific Time\)/,
+    ],
+    [
+      'a window whose instants end before they start',
+      { from: '2026-05-06T20:00:00Z', to: '2026-05-06T18:00:00Z' },
+      /depart_between ends before it starts \(Wed 6 May 13:00-11:00 Pacific Time\)/,
+    ],
+    [
+      'a clock time without its leading zero',
+      { from: '6:00', to: '08:00' },
+      /HH:MM, 24-hour, in the port's own time/,
+    ],
+    [
+      'an instant without an offset',
+      { from: '2026-05-06T18:00:00', to: '08:00' },
+      /an ISO 8601 date and time with seconds and Z or an offset/,
+    ],
+  ])('best_time_to_cross refuses %s, saying what to ask instead', async (_, window, message) => {
+    const { body } = await callTool(stack, '2025-11-25', 'best_time_to_cross', {
+      port_id: '250401',
+      direction: 'into-us',
+      depart_between: window,
+    });
+    expect(body?.result?.isError).toBe(true);
+    expect(text(body)).toMatch(message);
+  });
+
+  it("compare_crossings gives the arrival in the crossings' own time, and refuses an instant without an offset", async () => {
+    const { body } = await callTool(stack, '2025-11-25', 'compare_crossings', {
+      port_ids: PORTS,
+      direction: 'into-us',
+      in_minutes: 90,
+    });
+    expect(text(body)).toMatch(/^Forecast for an arrival at Wed 6 May 10:36 Pacific Time: 1\. /);
+    expect(text(body)).toMatch(/San Ysidro|Otay Mesa/);
+    const refused = await callTool(stack, '2025-11-25', 'compare_crossings', {
+      port_ids: PORTS,
+      direction: 'into-us',
+      arrive_at: '2026-05-06T18:00:00',
+    });
+    expect(refused.body?.result?.isError).toBe(true);
+    expect(text(refused.body)).toMatch(/arrive_at: .*2026-11-28T08:00:00-08:00 for 8 am at a UTC-8 port/);
   });
 
   it('compare_crossings ranks by the forecast at arrival, with interval, method and skill', async () => {

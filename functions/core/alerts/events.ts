@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { getPort } from '../catalogue/catalogue.ts';
+import { placeName } from '../catalogue/place-name.ts';
 import type { EventType, FeedHealth, LatestPortState, PortSnapshot, ServiceEvent, Source } from '../model.ts';
 
 /** How many events the published log keeps (newest first). */
@@ -22,8 +23,7 @@ function eventId(...parts: readonly (string | null)[]): string {
 
 function portLabel(portId: string, name: string): string {
   const port = getPort(portId);
-  if (!port) return name;
-  return port.crossing && port.crossing !== port.name ? `${port.name} (${port.crossing})` : port.name;
+  return port ? placeName(port) : name;
 }
 
 /**

@@ -9,6 +9,7 @@
 import { createECDH, createHash, createPublicKey, hkdfSync, randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { getPort, PORTS } from '../catalogue/catalogue.ts';
+import { placeName } from '../catalogue/place-name.ts';
 import { mapLimit } from '../concurrency.ts';
 import {
   DIRECTIONS,
@@ -442,7 +443,7 @@ export function pushMessage(
 ): PushMessage {
   const texts = TEXTS[alert.lang] ?? TEXTS.en;
   const port = getPort(alert.portId);
-  const place = port ? (port.crossing ? `${port.name} (${port.crossing})` : port.name) : alert.portId;
+  const place = port ? placeName(port) : alert.portId;
   const local = utcToZoned(Date.parse(reading.observedAt), port?.timeZone ?? 'UTC');
   const time = `${String(local.hour).padStart(2, '0')}:${String(local.minute).padStart(2, '0')}`;
   const lane = `${texts.labels[alert.direction]}, ${texts.labels[alert.mode]} ${texts.labels[alert.lane]}`;

@@ -138,6 +138,7 @@ export interface RankedCrossing {
 export interface ExcludedCrossing {
   portId: string;
   name: string;
+  crossing: string | null;
   reason: string;
 }
 
@@ -153,7 +154,7 @@ export function compareCrossings(
   const ranked: Omit<RankedCrossing, 'rank'>[] = [];
   const excluded: ExcludedCrossing[] = [];
   for (const { port, current } of candidates) {
-    const base = { portId: port.id, name: port.name };
+    const base = { portId: port.id, name: port.name, crossing: port.crossing };
     if (!current) {
       excluded.push({ ...base, reason: 'no current readings published' });
       continue;
@@ -185,7 +186,6 @@ export function compareCrossings(
     }
     ranked.push({
       ...base,
-      crossing: port.crossing,
       lane: best.lane,
       delayMinutes: best.delayMinutes ?? 0,
       lanesOpen: best.lanesOpen,

@@ -1,16 +1,18 @@
 import * as z from 'zod';
+import { placeName } from '../../core/catalogue/place-name.ts';
 import { findLane } from '../../core/forecast/forecast-query.ts';
 import type { DIRECTIONS, LANES, MODES } from '../../core/model.ts';
-import { utcToZoned, zonedToUtc } from '../../core/time.ts';
+import { utcToZoned, zonedToUtc, zoneName } from '../../core/time.ts';
 import { bestTimes } from '../../core/trips/crossings.ts';
 import { ForecastPointSchema, HourlyAverageSchema } from '../../core/views/api-schemas.ts';
-import { defineTool, requireDirection } from '../define-tool.ts';
+import { defineTool, requireLane, ToolError } from '../define-tool.ts';
 import {
-  InstantSchema,
-  LocalTimeSchema,
+  LocalTimeOrInstantSchema,
   loadAverages,
   loadForecast,
   localClock,
+  localDay,
+  localWhen,
   PortAnswerSchema,
   PortLaneInputSchema,
   portAnswer,
@@ -20,9 +22,6 @@ import {
 } from '../tool-kit.ts';
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-
-/** One end of a departure window: port-local `HH:MM` today, or an instant. */
-const WindowEndSchema = z.union([LocalTimeSchema, InstantSchema]);
 
 const InputSchema = PortLaneInputSchema.extend({
   day_of_week: z
@@ -36,11 +35,11 @@ const InputSchema = PortLaneInputSchema.extend({
   limit: z.number().int().min(1).max(24).default(5),
   depart_between: z
     .object({
-      from: WindowEndSchema.describe(
-        'Window start: port-local HH:MM today, or an ISO 8601 instant (e.g. 2026-11-18T14:30:00Z)',
+      from: LocalTimeOrInstantSchema.describe(
+        'Window start: port-local HH:MM on `day` (today by default), or an ISO 8601 instant (e.g. 2026-11-18T14:30:00Z)',
       ),
-      to: WindowEndSchema.describe(
-        'Window end: port-local HH:MM today, or an ISO 8601 instant (e.g. 2026-11-18T16:00:00Z)',
+      to: LocalTimeOrInstantSchema.describe(
+        'Window end: port-local HH:MM on `day` (an end before the start is after midnight), or an ISO 8601 instant (e.g. 2026-11-18T16:00:00Z)',
       ),
       day: z
         .enum(['today', 'tomorrow'])
@@ -95,7 +94,7 @@ const OutputSchema = PortAnswerSchema.extend({
       reason: z.string().nullable().describe('Why there is no forecast for the window'),
     })
     .nullable()
-    .describe('With depart_between: the forecast for that window today'),
+    .describe('With depart_between: the forecast for that window'),
 });
 
 export const bestTimeToCrossTool = defineTool({
@@ -112,7 +111,7 @@ export const bestTimeToCrossTool = defineTool({
   output: OutputSchema,
   port: 'port_id',
   async run({ input, port }, deps) {
-    requireDirection(port, input.direction);
+    requireLane(port, input);
     const averages = await loadAverages(deps.readApi, port.id);
     const { best, buckets, worst } = bestTimes(averages, {
       direction: input.direction,
@@ -144,12 +143,14 @@ export const bestTimeToCrossTool = defineTool({
       },
       text: sentences(
         today &&
-          (today.best
-            ? `Departing ${today.from}-${today.to} (${port.timeZone}): best at ${today.best.localTime}, ${today.best.delayMinutes} min forecast (80% interval ${today.best.low}-${today.best.high} min, ${today.best.method}${today.best.skill ? `, MAE ${today.best.skill.mae} min over ${today.best.skill.n} forecasts` : ''})`
-            : `Departing ${today.from}-${today.to} (${port.timeZone}): ${today.reason}`),
+          `${placeName(port)}, departing ${windowLabel(Date.parse(today.fromAt), Date.parse(today.toAt), port.timeZone)}: ${
+            today.best
+              ? `best at ${today.best.localTime}, ${today.best.delayMinutes} min forecast (80% interval ${today.best.low}-${today.best.high} min, ${today.best.method}${today.best.skill ? `, MAE ${today.best.skill.mae} min over ${today.best.skill.n} forecasts` : ''})`
+              : today.reason
+          }`,
         rows.length === 0
-          ? `${port.name}: no hourly averages with at least ${input.min_samples} samples yet for ${input.mode} ${input.lane} ${input.direction}`
-          : `${port.name} (${port.timeZone}), lowest average waits: ${rows
+          ? `${placeName(port)}: no hourly averages with at least ${input.min_samples} samples yet for ${input.mode} ${input.lane} ${input.direction}`
+          : `${placeName(port)} (${zoneName(port.timeZone)}), lowest average waits: ${rows
               .map(
                 (r) =>
                   `${r.day} ${String(r.hour).padStart(2, '0')}:00 ${r.averageDelayMinutes} min (${r.samples} samples)`,
@@ -160,7 +161,15 @@ export const bestTimeToCrossTool = defineTool({
   },
 });
 
-/** The forecast points of one lane inside a port-local window today, lowest wait first. */
+/** The forecasts reach this far ahead of their issue. */
+const FORECAST_REACH_MS = 24 * 3_600_000;
+
+/**
+ * The forecast points of one lane inside a departure window (port-local `HH:MM` today or
+ * tomorrow, or instants), lowest wait first; points already past are left out. A window that is
+ * over, starts beyond the forecasts' reach or ends before it starts is a {@link ToolError} that
+ * says what to ask instead; `HH:MM` ends across midnight (22:00 to 02:00) are one night.
+ */
 async function forecastWindow(
   deps: ToolDeps,
   port: { id: string; timeZone: string },
@@ -173,22 +182,37 @@ async function forecastWindow(
 ): Promise<z.infer<typeof OutputSchema>['today']> {
   const nowMs = deps.clock.now();
   const now = utcToZoned(nowMs, port.timeZone);
-  // Tomorrow's calendar date in the port's zone (noon of today plus a day never crosses two dates).
-  const today =
-    window.day === 'tomorrow'
-      ? utcToZoned(
-          zonedToUtc({ year: now.year, month: now.month, day: now.day, hour: 12, minute: 0 }, port.timeZone) +
-            86_400_000,
-          port.timeZone,
-        )
-      : now;
-  const instant = (end: string) => {
+  /** A port-local date `days` after today's (noon plus whole days never skips or repeats a date). */
+  const dateAfter = (days: number) =>
+    utcToZoned(
+      zonedToUtc({ year: now.year, month: now.month, day: now.day, hour: 12, minute: 0 }, port.timeZone) +
+        days * 86_400_000,
+      port.timeZone,
+    );
+  const first = window.day === 'tomorrow' ? 1 : 0;
+  const instant = (end: string, days: number) => {
     if (!/^\d\d:\d\d$/.test(end)) return Date.parse(end);
     const [hour, minute] = end.split(':').map(Number) as [number, number];
-    return zonedToUtc({ year: today.year, month: today.month, day: today.day, hour, minute }, port.timeZone);
+    const date = dateAfter(days);
+    return zonedToUtc({ year: date.year, month: date.month, day: date.day, hour, minute }, port.timeZone);
   };
-  const fromMs = instant(window.from);
-  const toMs = instant(window.to);
+  const fromMs = instant(window.from, first);
+  let toMs = instant(window.to, first);
+  // Two times of day with the end first: a window across midnight.
+  if (toMs < fromMs && /^\d\d:\d\d$/.test(window.to) && /^\d\d:\d\d$/.test(window.from))
+    toMs = instant(window.to, first + 1);
+  const asked = windowLabel(fromMs, toMs, port.timeZone);
+  if (toMs < fromMs) throw new ToolError(`depart_between ends before it starts (${asked}).`);
+  if (toMs < nowMs) {
+    throw new ToolError(
+      `The window ${asked} is already over: it is ${localClock(nowMs, port.timeZone)} there now.${window.day === 'tomorrow' || !/^\d\d:\d\d$/.test(window.from) ? '' : ' For the same hours tomorrow, add day: "tomorrow".'}`,
+    );
+  }
+  if (fromMs > nowMs + FORECAST_REACH_MS) {
+    throw new ToolError(
+      `The window ${asked} starts more than 24 hours from now; the forecasts reach 24 hours ahead (to about ${localWhen(nowMs + FORECAST_REACH_MS, port.timeZone)}). For a typical week, leave out depart_between.`,
+    );
+  }
   const body = await loadForecast(deps.readApi, port.id);
   const empty = {
     from: localClock(fromMs, port.timeZone),
@@ -199,14 +223,13 @@ async function forecastWindow(
     options: [],
     best: null,
   };
-  if (toMs < fromMs) return { ...empty, reason: 'the window ends before it starts' };
-  if (toMs < nowMs) return { ...empty, reason: 'the window is already over' };
   const found = findLane(body, lane);
   if (!found)
     return { ...empty, reason: `no forecast for ${lane.mode} ${lane.lane} ${lane.direction} at this port` };
   if (found.points.length === 0) return { ...empty, reason: found.reason ?? 'no forecast for this lane' };
+  const startMs = Math.max(fromMs, nowMs);
   const options = found.points
-    .filter((p) => Date.parse(p.at) >= fromMs && Date.parse(p.at) <= toMs)
+    .filter((p) => Date.parse(p.at) >= startMs && Date.parse(p.at) <= toMs)
     .map((p) => {
       const skill = found.skill.find((s) => s.horizonMinutes === p.horizonMinutes)?.published ?? null;
       return {
@@ -221,6 +244,7 @@ async function forecastWindow(
       };
     })
     .sort((a, b) => a.delayMinutes - b.delayMinutes || a.at.localeCompare(b.at));
+  const last = found.points.at(-1)?.at;
   return {
     ...empty,
     options,
@@ -228,6 +252,16 @@ async function forecastWindow(
     reason:
       options.length > 0
         ? null
-        : `no forecast point falls in the window: the forecast issued ${found.issuedAt} reaches ${found.points.at(-1)?.at} (24 hours)`,
+        : `no forecast point falls in the window: the forecast issued ${found.issuedAt} has points from ${found.points[0]?.at} to ${last}${last ? ` (${localWhen(Date.parse(last), port.timeZone)})` : ''}`,
   };
+}
+
+/** A window as a traveller reads it: `Sat 28 Nov 06:00-10:00 Pacific Time`, each date named. */
+function windowLabel(fromMs: number, toMs: number, timeZone: string): string {
+  const fromDay = localDay(fromMs, timeZone);
+  const toDay = localDay(toMs, timeZone);
+  const from = `${fromDay} ${localClock(fromMs, timeZone)}`;
+  const to =
+    toDay === fromDay ? `-${localClock(toMs, timeZone)}` : ` to ${toDay} ${localClock(toMs, timeZone)}`;
+  return `${from}${to} ${zoneName(timeZone)}`;
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { placeName } from '../../core/catalogue/place-name.ts';
 import { type ForecastAt, findLane, laneForecastAt } from '../../core/forecast/forecast-query.ts';
 import { BORDERS, DIRECTIONS, LANES, MODES } from '../../core/model.ts';
 import { compareCrossings, searchCrossings } from '../../core/trips/crossings.ts';
@@ -10,6 +11,7 @@ import {
   InstantSchema,
   loadCurrent,
   loadForecast,
+  localWhen,
   nearOf,
   SkillSchema,
   sentences,
@@ -68,7 +70,12 @@ const lane = LaneWaitSchema.shape;
 const point = ForecastPointSchema.shape;
 
 /** A crossing left out of a ranking, and why. */
-const ExcludedSchema = z.object({ portId: z.string(), name: z.string(), reason: z.string() });
+const ExcludedSchema = z.object({
+  portId: z.string(),
+  name: PortSchema.shape.name,
+  crossing: PortSchema.shape.crossing,
+  reason: z.string(),
+});
 
 const OutputSchema = z.object({
   generatedAt: z.string(),
@@ -102,6 +109,7 @@ const OutputSchema = z.object({
           rank: z.number().int(),
           portId: z.string(),
           name: PortSchema.shape.name,
+          crossing: PortSchema.shape.crossing,
           timeZone: PortSchema.shape.timeZone.describe("The port's time zone (times are UTC)"),
           lane: lane.lane,
           delayMinutes: point.delayMinutes.describe('Forecast wait at arrival, minutes'),
@@ -142,8 +150,22 @@ async function candidatesOf(
     throw new ToolError('Say which crossings to compare: port_ids (2 or more), border, state or near.');
   }
   candidates = candidates.filter((p) => p.directions.includes(input.direction));
-  if (candidates.length === 0)
-    throw new ToolError(`None of those crossings has ${input.direction} wait times.`);
+  if (candidates.length === 0) {
+    const chosen = input.port_ids
+      ? 'None of those crossings'
+      : [
+          input.border && `on the ${input.border === 'mx' ? 'Mexican' : 'Canadian'} border`,
+          input.state && `in ${input.state.toUpperCase()}`,
+          input.near && `within ${input.near.radius_km} km of ${input.near.lat}, ${input.near.lon}`,
+        ]
+          .filter(Boolean)
+          .join(' and ');
+    throw new ToolError(
+      input.port_ids
+        ? `None of those crossings has ${input.direction} wait times.`
+        : `No crossing ${chosen} has ${input.direction} wait times (search_crossings lists the crossings by state, border or place).`,
+    );
+  }
   return candidates;
 }
 
@@ -164,9 +186,13 @@ function arrivalOf(input: z.output<typeof InputSchema>, nowMs: number): number |
   return arrivalMs;
 }
 
+/** Rankings name this many crossings in the text (the structured answer has them all, up to `limit`). */
+const TEXT_ROWS = 3;
+const more = (count: number) => (count > TEXT_ROWS ? `; and ${count - TEXT_ROWS} more` : '');
+
 export const compareCrossingsTool = defineTool({
   name: 'compare_crossings',
-  title: 'Compare crossings now',
+  title: 'Compare crossings, now or at arrival',
   description:
     'Rank crossings by the shortest current wait (minutes) for a direction and mode over the lanes the ' +
     'traveller may use. Only open lanes with a published number count; stale readings only with ' +
@@ -203,25 +229,35 @@ export const compareCrossingsTool = defineTool({
       top.length === 0
         ? `No crossing has a usable ${lanesNamed} reading now (${excluded.length} left out; see excluded)`
         : `Shortest ${lanesNamed} wait now: ${top
-            .slice(0, 3)
-            .map((r) => `${r.rank}. ${r.name} ${r.delayMinutes} min (${r.lane}, ${r.ageMinutes} min old)`)
-            .join('; ')}`;
+            .slice(0, TEXT_ROWS)
+            .map(
+              (r) => `${r.rank}. ${placeName(r)} ${r.delayMinutes} min (${r.lane}, ${r.ageMinutes} min old)`,
+            )
+            .join('; ')}${more(top.length)}`;
     let text = sentences(now);
-    if (atArrival && atArrival.ranked.length > 0) {
-      const forecast = `Forecast for an arrival at ${atArrival.at}: ${atArrival.ranked
-        .slice(0, 3)
-        .map(
-          (r) =>
-            `${r.rank}. ${r.name} ${r.delayMinutes} min (80% interval ${r.low}-${r.high} min, ${r.lane}, ${r.method}${r.skill ? `, MAE ${r.skill.mae} min over ${r.skill.n} forecasts` : ''})`,
-        )
-        .join('; ')}`;
-      text = sentences(forecast, now);
-    } else if (atArrival) {
-      // No forecast for the arrival: what is known now comes first, then why there is no more.
-      text = sentences(
-        now,
-        `No forecast for an arrival at ${atArrival.at} at these crossings yet (${atArrival.excluded.length} without one; reasons in atArrival.excluded)`,
+    if (atArrival) {
+      // The arrival in the crossings' own time (each zone named when they differ).
+      const when = [...new Set(candidates.map((port) => localWhen(arrivalMs as number, port.timeZone)))].join(
+        ' / ',
       );
+      const ranked = atArrival.ranked.slice(0, input.limit);
+      text =
+        ranked.length > 0
+          ? sentences(
+              `Forecast for an arrival at ${when}: ${ranked
+                .slice(0, TEXT_ROWS)
+                .map(
+                  (r) =>
+                    `${r.rank}. ${placeName(r)} ${r.delayMinutes} min (80% interval ${r.low}-${r.high} min, ${r.lane}, ${r.method}${r.skill ? `, MAE ${r.skill.mae} min over ${r.skill.n} forecasts` : ''})`,
+                )
+                .join('; ')}${more(ranked.length)}`,
+              now,
+            )
+          : // No forecast for the arrival: what is known now comes first, then why there is no more.
+            sentences(
+              now,
+              `No forecast for an arrival at ${when} at these crossings yet (${atArrival.excluded.length} without one; reasons in atArrival.excluded)`,
+            );
     }
     return {
       structured: {
@@ -251,14 +287,8 @@ async function rankAtArrival(
   },
   arrivalMs: number,
 ) {
-  const rows: {
-    portId: string;
-    name: string;
-    timeZone: string;
-    lane: (typeof LANES)[number];
-    forecast: ForecastAt;
-  }[] = [];
-  const excluded: { portId: string; name: string; reason: string }[] = [];
+  const rows: { port: PublishedPort; lane: (typeof LANES)[number]; forecast: ForecastAt }[] = [];
+  const excluded: z.infer<typeof ExcludedSchema>[] = [];
   for (const port of candidates) {
     const body = await loadForecast(deps.readApi, port.id);
     let best: { lane: (typeof LANES)[number]; forecast: ForecastAt } | null = null;
@@ -270,22 +300,26 @@ async function rankAtArrival(
       if ('reason' in at) reasons.push(`${lane}: ${at.reason}`);
       else if (!best || at.delayMinutes < best.forecast.delayMinutes) best = { lane, forecast: at };
     }
-    if (best) rows.push({ portId: port.id, name: port.name, timeZone: port.timeZone, ...best });
+    if (best) rows.push({ port, ...best });
     else
       excluded.push({
         portId: port.id,
         name: port.name,
+        crossing: port.crossing,
         reason: reasons.join('; ') || `no ${input.mode} forecast for ${input.lanes.join(', ')}`,
       });
   }
-  rows.sort((a, b) => a.forecast.delayMinutes - b.forecast.delayMinutes || a.portId.localeCompare(b.portId));
+  rows.sort(
+    (a, b) => a.forecast.delayMinutes - b.forecast.delayMinutes || a.port.id.localeCompare(b.port.id),
+  );
   return {
     at: new Date(arrivalMs).toISOString(),
     ranked: rows.map((row, index) => ({
       rank: index + 1,
-      portId: row.portId,
-      name: row.name,
-      timeZone: row.timeZone,
+      portId: row.port.id,
+      name: row.port.name,
+      crossing: row.port.crossing,
+      timeZone: row.port.timeZone,
       lane: row.lane,
       delayMinutes: row.forecast.delayMinutes,
       low: row.forecast.low,

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { type Alert, MAX_ALERTS_PER_OWNER, webhookSecretOf } from '../../core/alerts/alerts.ts';
 import { webhookUrlProblem } from '../../core/alerts/webhook-target.ts';
+import { placeName } from '../../core/catalogue/place-name.ts';
 import { AlertViewSchema, alertView } from '../alert-view.ts';
-import { defineTool, requireDirection, ToolError } from '../define-tool.ts';
+import { defineTool, requireLane, ToolError } from '../define-tool.ts';
 import { PortLaneInputSchema } from '../tool-kit.ts';
 
 const InputSchema = PortLaneInputSchema.extend({
@@ -50,7 +51,7 @@ export const createAlertTool = defineTool({
   scope: 'alerts',
   port: 'port_id',
   async run({ input, port, owner }, deps) {
-    requireDirection(port, input.direction);
+    requireLane(port, input);
     if (input.webhook_url) {
       const problem = webhookUrlProblem(input.webhook_url, deps.settings.allowPrivateWebhooks);
       if (problem) throw new ToolError(`${problem}.`);
@@ -99,7 +100,7 @@ export const createAlertTool = defineTool({
         signature:
           'Header webhook-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with webhookSecret>',
       },
-      text: `Alert ${alert.id} created: ${port.name} ${alert.direction} ${alert.mode} ${alert.lane} ${alert.comparison} ${alert.thresholdMinutes} min.`,
+      text: `Alert ${alert.id} created: ${placeName(port)} ${alert.direction} ${alert.mode} ${alert.lane} ${alert.comparison} ${alert.thresholdMinutes} min.`,
     };
   },
 });

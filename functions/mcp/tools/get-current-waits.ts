@@ -1,5 +1,7 @@
 import * as z from 'zod';
+import { placeName } from '../../core/catalogue/place-name.ts';
 import { FRESHNESS_POLICY } from '../../core/freshness.ts';
+import { zoneName } from '../../core/time.ts';
 import { refreshLane } from '../../core/trips/crossings.ts';
 import { LaneWaitSchema, ThresholdsSchema } from '../../core/views/api-schemas.ts';
 import { ObservationsQuerySchema } from '../../core/views/queries.ts';
@@ -66,8 +68,8 @@ export const getCurrentWaitsTool = defineTool({
       },
       text: sentences(
         lanes.length === 0
-          ? `${port.name}: no current readings${current ? ' for this filter' : ' yet (the first ingest has not run)'}`
-          : `${port.name}${portCurrent?.status === 'closed' ? ' (port closed)' : ''} (${port.timeZone}): ${summary}${lanes.length > 6 ? `; and ${lanes.length - 6} more lane(s)` : ''}`,
+          ? `${placeName(port)}: no current readings${current ? ' for this filter' : ' yet (the first ingest has not run)'}`
+          : `${placeName(port)}${portCurrent?.status === 'closed' ? ', port closed' : ''} (${zoneName(port.timeZone)}): ${summary}${lanes.length > 6 ? `; and ${lanes.length - 6} more lane(s)` : ''}`,
       ),
     };
   },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { placeName } from '../../core/catalogue/place-name.ts';
 import { RETENTION_HOURS } from '../../core/model.ts';
 import {
   HourlyAverageSchema,
@@ -98,7 +99,7 @@ export const getWaitHistoryTool = defineTool({
         averages,
       },
       text:
-        `${port.name}: ${page.observations.length} observation(s) from ${page.from} to ${page.to}, ${averages.length} hourly average bucket(s).` +
+        `${placeName(port)}: ${page.observations.length} observation(s) from ${page.from} to ${page.to}, ${averages.length} hourly average bucket(s).` +
         (result.nextCursor === null ? '' : ' More follow: call again with cursor = nextCursor.'),
     };
   },

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { placeName } from '../../core/catalogue/place-name.ts';
+import type { PublishedPort } from '../../core/views/views.ts';
 import { AlertViewSchema, alertView } from '../alert-view.ts';
 import { defineTool } from '../define-tool.ts';
 import { sentences } from '../tool-kit.ts';
@@ -8,6 +10,12 @@ const OutputSchema = z.object({
   count: z.number().int(),
   alerts: z.array(AlertViewSchema),
 });
+
+/** A port's name as the texts give it, or its id when it is no longer listed. */
+const placeOf = (portId: string, ports: ReadonlyMap<string, PublishedPort>) => {
+  const port = ports.get(portId);
+  return port ? placeName(port) : portId;
+};
 
 export const listAlertsTool = defineTool({
   name: 'list_alerts',
@@ -31,7 +39,7 @@ export const listAlertsTool = defineTool({
         alerts.length === 0 ? 'You have no alerts' : `You have ${alerts.length} alert(s)`,
         ...alerts.map(
           (a) =>
-            `${a.id}: ${ports.get(a.portId)?.name ?? a.portId} ${a.direction} ${a.mode} ${a.lane} ${a.comparison} ${a.thresholdMinutes} min, fired ${a.firings.length} time(s)${a.lastFiredAt ? `, last at ${a.lastFiredAt}` : ''}`,
+            `${a.id}: ${placeOf(a.portId, ports)} ${a.direction} ${a.mode} ${a.lane} ${a.comparison} ${a.thresholdMinutes} min, fired ${a.firings.length} time(s)${a.lastFiredAt ? `, last at ${a.lastFiredAt}` : ''}`,
         ),
       ),
     };

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { placeName } from '../../core/catalogue/place-name.ts';
+import { zoneName } from '../../core/time.ts';
 import { searchCrossings } from '../../core/trips/crossings.ts';
 import { GeoPointSchema, PortSchema } from '../../core/views/api-schemas.ts';
 import { PortsQuerySchema } from '../../core/views/queries.ts';
@@ -86,7 +88,7 @@ export const searchCrossingsTool = defineTool({
                 .slice(0, 5)
                 .map(
                   (c) =>
-                    `${c.name} (id ${c.id}, ${c.timeZone}${c.distanceKm === null ? '' : `, ${c.distanceKm} km away`})`,
+                    `${placeName(c)} (id ${c.id}, ${zoneName(c.timeZone)}${c.distanceKm === null ? '' : `, ${c.distanceKm} km away`})`,
                 )
                 .join('; ')}${crossings.length > 5 ? `; and ${crossings.length - 5} more` : ''}`,
             ),

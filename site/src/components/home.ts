@@ -4,6 +4,7 @@
  * into one line that says what is shown. The dense table of every lane is built only on a wide
  * screen; a phone never builds it.
  */
+import { placeName } from '../../../functions/core/catalogue/place-name';
 import { type Region, regionOf } from '../../../functions/core/catalogue/regions';
 import {
   ageText,
@@ -53,10 +54,8 @@ for (const [name, value] of Object.entries(savedFilters())) {
     select.value = value;
 }
 
-const portName = (port: CurrentPort) => {
-  const crossing = t.french[port.id] ?? port.crossing;
-  return crossing && crossing !== port.name ? `${port.name} (${crossing})` : port.name;
-};
+const portName = (port: CurrentPort) =>
+  placeName({ name: port.name, crossing: t.french[port.id] ?? port.crossing });
 const distance = (port: CurrentPort) =>
   position && port.location ? distanceKm(position, port.location) : Number.POSITIVE_INFINITY;
 
