@@ -232,7 +232,9 @@ export const LaneWaitSchema = z
 export const CurrentSchema = z
   .looseObject({
     status: z.enum(['open', 'closed']),
-    updatedAt: Timestamp,
+    updatedAt: Timestamp.describe(
+      "The newest observedAt of the port's lanes (when no lane has one, the newest fetchedAt)",
+    ),
     notice: z.string().nullable(),
     lanes: z.array(LaneWaitSchema),
   })

@@ -181,7 +181,12 @@ export function currentByPort(
   const result = new Map<string, Current>();
   for (const [portId, list] of lanes) {
     list.sort(compareLanes);
-    const updatedAt = list.map((lane) => lane.observedAt ?? lane.fetchedAt).reduce((a, b) => (a > b ? a : b));
+    // The newest reading's own time: a lane without one (closed, not applicable) only says when it
+    // was fetched, which would make an old reading look new; so fetch times count only where no lane has a time.
+    const times = list.flatMap((lane) => (lane.observedAt ? [lane.observedAt] : []));
+    const updatedAt = (times.length > 0 ? times : list.map((lane) => lane.fetchedAt)).reduce((a, b) =>
+      Date.parse(a) > Date.parse(b) ? a : b,
+    );
     result.set(portId, {
       status: cbpState.get(portId)?.portStatus === 'closed' ? 'closed' : 'open',
       updatedAt,
