@@ -56,6 +56,8 @@ function laneForecast(
       high: triple[2],
       method: point.champion,
       ...(point.holiday ? { holiday: point.holiday } : {}),
+      // Where the published point is the model's, and the model started from CBP's typical wait.
+      ...(point.prior && point.champion === 'model' ? { prior: point.prior } : {}),
     });
   }
   const methods = [...new Set(points.map((p) => p.method))];

@@ -11,6 +11,7 @@ import {
   profileFromAverages,
   profileFromTypical,
 } from '../../../../functions/core/forecast/forecast.ts';
+import { portForecastBody } from '../../../../functions/core/forecast/forecast-views.ts';
 import {
   centreOf,
   learnerOf,
@@ -88,6 +89,11 @@ describe('a prior profile (CBP typical waits) where the lane has little history'
     expect(lane?.reasons).toEqual([
       { code: 'cbp-typical', text: expect.stringMatching(/starts from CBP's typical wait/) },
     ]);
+    // Published: the lane's base, and each point's prior.
+    const published = portForecastBody('p', result, {}).lanes[0];
+    expect(published?.base).toBe('cbp-typical');
+    expect(published?.points.length).toBeGreaterThan(0);
+    expect(published?.points.every((p) => p.method === 'model' && p.prior === 'typical')).toBe(true);
   });
 
   it('blends toward the own profile as its samples accrue', () => {
@@ -98,6 +104,7 @@ describe('a prior profile (CBP typical waits) where the lane has little history'
       const point = result.lanes[0]?.points.find((p) => p.horizonMinutes === 180);
       expect(point?.model?.[0], `${samples} samples`).toBeCloseTo(expected, 1);
       expect(point?.prior).toBe('blend');
+      expect(portForecastBody('p', result, {}).lanes[0]?.points.map((p) => p.prior)).toContain('blend');
     }
   });
 
