@@ -4,29 +4,12 @@
  * and ETag (the edge serves what it reads, and the site and the tests parse it as JSON).
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDocumentStore } from '../../functions/adapters/s3/documents.ts';
-import { createLazyS3 } from '../../functions/adapters/s3/sdk.ts';
-import { type LocalS3, startS3 } from '../../infra/local/s3.ts';
 import { BUCKETS } from '../../infra/manifest.ts';
+import { useLocalS3 } from './s3-support.ts';
 
-let s3: LocalS3;
-let dataDir: string;
-let client: ReturnType<typeof createLazyS3>;
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'border-waits-local-s3-'));
-  s3 = await startS3(dataDir);
-  client = createLazyS3({ endpoint: s3.endpoint });
-});
-afterAll(async () => {
-  client?.destroy();
-  await s3?.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const s3 = useLocalS3('local-s3');
 
 /** A JSON document of about `bytes` bytes, different for each `n`. */
 const documentOf = (n: number, bytes: number) => JSON.stringify({ n, pad: 'x'.repeat(bytes) });
@@ -35,7 +18,7 @@ describe('the local S3 stand-in', () => {
   it('gives every read of an object being rewritten one whole body, with its own length and ETag', async () => {
     const bucket = BUCKETS.data.name;
     const key = 'v1/port-forecast/race.json';
-    const documents = createDocumentStore(client, bucket);
+    const documents = createDocumentStore(s3.client(), bucket);
     const written = new Map<string, string>();
     const put = async (n: number) => {
       // Short and long bodies in turn: a read that mixed two writes would get a body cut to the other's length.
@@ -58,7 +41,7 @@ describe('the local S3 stand-in', () => {
     const reader = async () => {
       while (writing) {
         try {
-          const response = await fetch(`${s3.endpoint}/${bucket}/${key}`);
+          const response = await fetch(`${s3.endpoint()}/${bucket}/${key}`);
           reads.push({
             status: response.status,
             body: await response.text(),

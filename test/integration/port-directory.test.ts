@@ -1,14 +1,5 @@
-/**
- * The one port lookup of the API and the MCP tools, over the real S3 stand-in: every spelling a
- * user or an assistant sends, the catalogue before the first publish, the cache policy, and a store
- * that fails after a list was read.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDocumentStore } from '../../functions/adapters/s3/documents.ts';
-import { createLazyS3 } from '../../functions/adapters/s3/sdk.ts';
 import { PORTS } from '../../functions/core/catalogue/catalogue.ts';
 import type { DocumentStore } from '../../functions/core/stores.ts';
 import {
@@ -19,26 +10,13 @@ import {
 } from '../../functions/core/views/port-directory.ts';
 import { DOCUMENT_KEYS } from '../../functions/core/views/view-paths.ts';
 import type { PublishedPort } from '../../functions/core/views/views.ts';
-import { type LocalS3, startS3 } from '../../infra/local/s3.ts';
 import { BUCKETS } from '../../infra/manifest.ts';
+import { useLocalS3 } from './s3-support.ts';
 
 const AT = Date.parse('2026-11-18T17:10:00Z');
 
-let s3: LocalS3;
-let dataDir: string;
-let client: ReturnType<typeof createLazyS3>;
+const s3 = useLocalS3('ports');
 let prefix = 0;
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'border-waits-ports-'));
-  s3 = await startS3(dataDir);
-  client = createLazyS3({ endpoint: s3.endpoint });
-});
-afterAll(async () => {
-  client?.destroy();
-  await s3?.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
 
 const catalogued = (id: string): PublishedPort => {
   const port = PORTS.find((p) => p.id === id);
@@ -57,7 +35,7 @@ const UNCATALOGUED: PublishedPort = {
 
 /** A document store of its own (each test its own key space), and a clock the test moves. */
 function world() {
-  const base = createDocumentStore(client, BUCKETS.data.name);
+  const base = createDocumentStore(s3.client(), BUCKETS.data.name);
   const space = `t${++prefix}/`;
   const documents: DocumentStore = {
     get: (key) => base.get(space + key),
