@@ -241,12 +241,21 @@ describe('/api/v1 on the local runtime', () => {
   });
 
   it.each([
-    ['hours=0', 400],
-    ['hours=abc', 400],
-    ['hours=1.5', 400],
-    ['direction=sideways', 400],
-  ])('refuses %s with a problem', async (query, status) => {
-    await expectProblem(await stack.get(`/api/v1/wait-observations?port_id=250401&${query}`), status);
+    [
+      'hours=0',
+      /^hours must be a whole number of hours, 1 or more, of at most 9 digits \(above 336 reads as 336\)$/,
+    ],
+    ['hours=abc', /^hours must be a whole number of hours/],
+    ['hours=1.5', /^hours must be a whole number of hours/],
+    ['hours=1000000000', /^hours must be a whole number of hours, 1 or more, of at most 9 digits/],
+    ['direction=sideways', /^direction must be one of "into-us", "into-canada"$/],
+    ['cursor=%25%25', /^cursor must be the opaque `next` cursor of a previous page, unchanged$/],
+  ])('refuses %s with a problem saying what the parameter must be', async (query, detail) => {
+    const body = await expectProblem(
+      await stack.get(`/api/v1/wait-observations?port_id=250401&${query}`),
+      400,
+    );
+    expect(body.detail).toMatch(detail);
   });
 
   it('ignores unknown query parameters', async () => {

@@ -42,7 +42,10 @@ export const TypicalQuerySchema = z.object({
 /** Whole hours, at least 1: the pattern itself refuses 0 (`0`, `00`), so the document says so too. */
 const HoursSchema = z
   .string()
-  .regex(/^(?!0+$)\d{1,9}$/, 'an integer number of hours >= 1')
+  .regex(
+    /^(?!0+$)\d{1,9}$/,
+    `a whole number of hours, 1 or more, of at most 9 digits (above ${RETENTION_HOURS} reads as ${RETENTION_HOURS})`,
+  )
   .transform(Number);
 
 export const ObservationsQuerySchema = z.object({
@@ -84,7 +87,10 @@ export function parseQuery<T extends z.ZodType>(
         ? 'is required'
         : issue.code === 'invalid_value' && 'values' in issue
           ? `must be one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
-          : issue.message,
+          : // A pattern's message names what the parameter must be.
+            issue.code === 'invalid_format'
+            ? `must be ${issue.message}`
+            : issue.message,
   }));
   const first = errors[0] ?? { name: '', reason: 'invalid' };
   const error = new InvalidQueryError(errors.map((e) => `${e.name} ${e.reason}`).join('; '), first.name);
