@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPort } from '../../functions/core/catalogue/catalogue.ts';
+import { openAt, openHoursOf } from '../../functions/core/catalogue/port-hours.ts';
 import { HORIZONS_MINUTES } from '../../functions/core/forecast/forecast.ts';
 import type { LatestReading } from '../../functions/core/model.ts';
 import { startSimulator } from '../../infra/local/simulator/server.ts';
@@ -23,6 +24,24 @@ interface LaneForecast {
   reason: string | null;
   base?: string;
   points: { horizonMinutes: number; delayMinutes: number; method: string }[];
+}
+
+/** How many of a slot's targets fall in the port's published hours, port-local. */
+function openTargets(portId: string, issuedMs: number): number {
+  const port = getPort(portId);
+  const hours = openHoursOf(port?.hours);
+  return HORIZONS_MINUTES.filter((h) => {
+    const [hour = 0, minute = 0] = new Intl.DateTimeFormat('en-GB', {
+      timeZone: port?.timeZone,
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .format(issuedMs + h * 60_000)
+      .split(':')
+      .map(Number);
+    return openAt(hours, hour * 60 + minute);
+  }).length;
 }
 
 // Wednesday 2026-03-11 15:07 UTC (the morning at the Mexican border, midday at the Canadian one).
@@ -47,7 +66,9 @@ describe('the first slot of a fresh service (every catalogue port, simulated fee
     for (const r of withReading) byPort.set(r.portId, [...(byPort.get(r.portId) ?? []), r]);
     const methods = new Map<string, number>();
     for (const [portId, lanes] of byPort) {
-      const { body } = await stack.json<{ lanes: LaneForecast[] }>(`/api/v1/port-forecast?port_id=${portId}`);
+      const { body } = await stack.json<{ issuedAt: string | null; lanes: LaneForecast[] }>(
+        `/api/v1/port-forecast?port_id=${portId}`,
+      );
       for (const r of lanes) {
         const lane = body.lanes.find(
           (l) => l.direction === r.direction && l.mode === r.mode && l.lane === r.lane,
@@ -56,7 +77,8 @@ describe('the first slot of a fresh service (every catalogue port, simulated fee
         methods.set(String(lane?.method), (methods.get(String(lane?.method)) ?? 0) + 1);
         if (getPort(portId)?.bwtId) {
           expect(lane?.method, label).toBe('model');
-          expect(lane?.points.length, label).toBe(HORIZONS_MINUTES.length);
+          // A point for every target the port is open for (its hours, read in its own zone).
+          expect(lane?.points.length, label).toBe(openTargets(portId, Date.parse(body.issuedAt ?? '')));
           expect(lane?.base, label).toBe('cbp-typical');
           expect(lane?.reason, label).toMatch(/starts from CBP's typical wait/);
         } else {

@@ -295,7 +295,8 @@ async function readPortInputs(
 export async function forecastPort(
   deps: Pick<ForecastDeps, 'forecasts' | 'observations' | 'rollups'> &
     Partial<Pick<ForecastDeps, 'documents'>>,
-  port: { id: string; timeZone: string; border: 'mx' | 'ca' },
+  /** With its published `hours`: no forecast for the times it is closed. */
+  port: { id: string; timeZone: string; border: 'mx' | 'ca'; hours?: string | null },
   lanes: readonly LaneId[],
   slotMs: number,
   read?: { plan: PortPlan; inputs: PortInputs },
@@ -375,6 +376,7 @@ export async function forecastPort(
       portId: port.id,
       timeZone: port.timeZone,
       border: port.border,
+      hours: port.hours,
       issuedAtMs: slotMs,
       profile,
       lanes: lanes.map((lane) => {

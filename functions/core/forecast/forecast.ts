@@ -26,6 +26,7 @@
  * ({@link LEVEL_BANDS}, {@link intervalFor}), so a long wait gets the wider band it needs.
  */
 
+import { openAt, openHoursOf } from '../catalogue/port-hours.ts';
 import type { ProfileAverage } from '../history/rollups.ts';
 import { type Border, type Direction, type Lane, METHODS, type Method, type Mode } from '../model.ts';
 import { utcToZoned } from '../time.ts';
@@ -522,6 +523,8 @@ export interface PortForecastInput {
   portId: string;
   timeZone: string;
   border: Border;
+  /** The port's opening hours as CBP publishes them (`6 am-10 pm`; absent or unknown: always open). */
+  hours?: string | null;
   issuedAtMs: number;
   profile: ReadonlyMap<string, LaneProfile>;
   /**
@@ -571,7 +574,11 @@ function localSlotsOf(timeZone: string): Map<number, LocalSlot> {
   return cache;
 }
 
-/** Forecasts of every lane of one port issued at `issuedAtMs` (pure and deterministic). */
+/**
+ * Forecasts of every lane of one port issued at `issuedAtMs` (pure and deterministic). With the
+ * port's `hours`, no point at a time it is closed, and a lane of a port closed now is forecast from
+ * its profile for the hours it opens.
+ */
 export function issuePort(input: PortForecastInput): IssuedPort {
   const { issuedAtMs, timeZone } = input;
   const localCache = localSlotsOf(timeZone);
@@ -586,11 +593,16 @@ export function issuePort(input: PortForecastInput): IssuedPort {
     }
     return slot;
   };
+  /** Whether the port's published hours say it is open at `ms` (unknown hours: open). */
+  const hours = openHoursOf(input.hours);
+  // Port-local minute of the day: US zones are whole hours from UTC, so the minute is UTC's.
+  const openThen = (ms: number) => openAt(hours, local(ms).hour * 60 + Math.floor((ms % 3_600_000) / 60_000));
   const targets = HORIZONS_MINUTES.map((h) => {
     const atMs = issuedAtMs + h * 60_000;
     const slot = local(atMs);
-    return { h, atMs, slot, holiday: holidayOn(slot.date, input.border) };
+    return { h, atMs, slot, holiday: holidayOn(slot.date, input.border), open: openThen(atMs) };
   });
+  const closedNow = !openThen(issuedAtMs);
   const lanes: IssuedLane[] = [];
   for (const laneInput of input.lanes) {
     const key = laneKeyOf(laneInput.lane);
@@ -599,14 +611,22 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       (r): r is { atMs: number; delayMinutes: number } =>
         r.delayMinutes !== null && r.atMs <= untilMs && r.atMs >= issuedAtMs - MAX_READING_AGE_MS,
     );
-    const latest = numeric.at(-1);
+    const lastNumeric = numeric.at(-1);
     const lastAny = laneInput.readings.filter((r) => r.atMs <= untilMs).at(-1);
-    if (!latest || (lastAny && lastAny.atMs > latest.atMs)) {
+    // The reading forecast from: the last one, if it has a wait.
+    const latest = lastNumeric && !(lastAny && lastAny.atMs > lastNumeric.atMs) ? lastNumeric : undefined;
+    // The lane's own readings overrule the published hours: a wait read when they say closed
+    // means they are out of date, and no point is held back by them.
+    const hoursHold = !(latest && !openThen(latest.atMs));
+    // A port closed now by its hours has no wait to read: its forecasts for the hours it opens
+    // start from the profile alone (no anomaly), so tomorrow morning has an answer tonight.
+    const fromProfile = !latest && closedNow && hours !== null;
+    if (!latest && !fromProfile) {
       lanes.push({
         ...laneInput.lane,
         reading: null,
         reasons: [
-          latest
+          lastNumeric
             ? {
                 code: 'no-wait-now',
                 text: 'the lane reports no wait now (closed or not reported): nothing to forecast from',
@@ -671,9 +691,10 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       (r): r is { atMs: number; delayMinutes: number } => r.delayMinutes !== null && r.atMs <= issuedAtMs,
     );
     // Today's anomaly (the last hour's readings), and its change since the hour before.
-    const nowAnomaly = meanAnomaly(latest.atMs - 3_600_000, latest.atMs);
+    // None from the profile alone.
+    const nowAnomaly = latest ? meanAnomaly(latest.atMs - 3_600_000, latest.atMs) : Number.NaN;
     const anomaly = Number.isFinite(nowAnomaly) ? nowAnomaly : 0;
-    const before = meanAnomaly(latest.atMs - 2 * 3_600_000, latest.atMs - 3_600_000);
+    const before = latest ? meanAnomaly(latest.atMs - 2 * 3_600_000, latest.atMs - 3_600_000) : Number.NaN;
     const change = Number.isFinite(before) ? anomaly - before : 0;
     /** The anomaly of the reading in force a day before `atMs` (0 when none was fresh then). */
     const dayEarlier = (atMs: number): number => {
@@ -692,11 +713,17 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       return Number.isFinite(value) ? value : 0;
     };
     const cadence = cadenceOf(laneInput.readings.filter((r) => r.atMs <= issuedAtMs));
-    const nextUpdateMs = latest.atMs + cadence - 60_000;
+    const nextUpdateMs = latest ? latest.atMs + cadence - 60_000 : issuedAtMs;
     let missingProfile = 0;
     let fromPrior = 0;
     let blendedPoints = 0;
+    let closedPoints = 0;
     const points: IssuedPoint[] = targets.map((target) => {
+      // No forecast for a time the port is closed: no method has a point, none is scored.
+      if (hoursHold && !target.open) {
+        closedPoints++;
+        return { horizonMinutes: target.h, model: null, persistence: null, profile: null, champion: null };
+      }
       const index = target.slot.dayOfWeek * 24 + target.slot.hour;
       const typical = profile?.values[index] ?? Number.NaN;
       const blended = blendAt(index);
@@ -712,7 +739,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
           Number.isFinite(mean) && Number.isFinite(typical)
             ? [mean, typical, profile?.recentMeans?.[index] ?? mean, profile?.recent?.[index] ?? typical]
             : null;
-        if (target.atMs < nextUpdateMs) {
+        if (latest && target.atMs < nextUpdateMs) {
           model = latest.delayMinutes;
           basis = { raw: model, base, x: null, centres, corrected: undefined };
         } else {
@@ -728,7 +755,7 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       } else missingProfile++;
       const values: Record<Method, number | null> = {
         model,
-        persistence: latest.delayMinutes,
+        persistence: latest?.delayMinutes ?? null,
         // The baseline stays our own profile: CBP's typical wait is only where the model starts.
         profile: Number.isFinite(typical) ? typical : null,
       };
@@ -765,17 +792,19 @@ export function issuePort(input: PortForecastInput): IssuedPort {
       if (readAsHoliday && target.holiday && model !== null) point.holiday = target.holiday;
       return point;
     });
+    // The points the port is open for: those the history and the prior speak to.
+    const openPoints = targets.length - closedPoints;
     const thin: ReasonPart | null =
       missingProfile === 0
         ? null
-        : missingProfile === targets.length
+        : missingProfile === openPoints
           ? {
               code: 'not-enough-history',
               text: `not enough history: the hour-of-week profile has fewer than ${PROFILE_MIN_SAMPLES} samples for the coming hours (about two weeks of readings are needed)${prior ? ' and CBP publishes no typical wait for them' : " and no typical wait of CBP's is known for this lane (port-typical-waits)"}, so no model forecast is published`,
             }
           : {
               code: 'partial-history',
-              text: `not enough history for ${missingProfile} of ${targets.length} points: their hours have fewer than ${PROFILE_MIN_SAMPLES} samples in the hour-of-week profile`,
+              text: `not enough history for ${missingProfile} of ${openPoints} points: their hours have fewer than ${PROFILE_MIN_SAMPLES} samples in the hour-of-week profile`,
             };
     const started: ReasonPart | null =
       fromPrior + blendedPoints === 0
@@ -783,14 +812,30 @@ export function issuePort(input: PortForecastInput): IssuedPort {
         : {
             code: 'cbp-typical',
             text:
-              fromPrior === targets.length - missingProfile
+              fromPrior === openPoints - missingProfile
                 ? `the model starts from CBP's typical wait (port-typical-waits): our own history has fewer than ${PROFILE_MIN_SAMPLES} samples for these hours`
                 : `the model blends CBP's typical wait with our own hour-of-week profile, weighted by sample count (CBP counts as ${PRIOR_WEIGHT_SAMPLES} samples) for ${fromPrior + blendedPoints} of ${targets.length} points${fromPrior > 0 ? `, ${fromPrior} of them from CBP's alone` : ''}`,
           };
+    const closed: ReasonPart | null =
+      closedPoints === 0 && !fromProfile
+        ? null
+        : {
+            code: 'port-hours',
+            text: [
+              fromProfile &&
+                `the port is closed now (its hours: ${input.hours}): the forecast for its opening hours starts from the hour-of-week profile, with no reading to move it`,
+              closedPoints > 0 &&
+                `no forecast for the ${closedPoints} of ${targets.length} points when the port is closed (its hours: ${input.hours})`,
+            ]
+              .filter(Boolean)
+              .join('; '),
+          };
     lanes.push({
       ...laneInput.lane,
-      reading: { delayMinutes: latest.delayMinutes, observedAt: new Date(latest.atMs).toISOString() },
-      reasons: [started, thin].filter((part) => part !== null),
+      reading: latest
+        ? { delayMinutes: latest.delayMinutes, observedAt: new Date(latest.atMs).toISOString() }
+        : null,
+      reasons: [closed, started, thin].filter((part) => part !== null),
       ...(fromPrior + blendedPoints > 0
         ? { base: fromPrior > 0 && blendedPoints === 0 ? 'cbp-typical' : 'blend' }
         : {}),

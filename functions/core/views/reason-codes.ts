@@ -13,6 +13,7 @@ export const REASON_CODES = [
   'champion-lowest-error',
   'champion-differs',
   'cbp-typical',
+  'port-hours',
   'other',
 ] as const;
 
