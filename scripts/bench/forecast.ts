@@ -80,6 +80,8 @@ interface PortInput {
   slug: string;
   timeZone: string;
   border: 'mx' | 'ca';
+  /** CBP's hours: the slot issues no point at a time the port is closed. */
+  hours: string | null;
   lanes: LaneId[];
   averages: HourlyAverage[];
   /** The issues aimed at the due target, whole (as stored). */
@@ -156,6 +158,7 @@ function prepare(): PortInput[] {
           portId: port.id,
           timeZone: port.timeZone,
           border: port.border,
+          hours: port.hours,
           issuedAtMs: slot,
           profile,
           lanes: [...lanes.values()].map((lane) => ({
@@ -174,6 +177,7 @@ function prepare(): PortInput[] {
       slug: port.slug,
       timeZone: port.timeZone,
       border: port.border,
+      hours: port.hours,
       lanes: [...lanes.values()],
       averages,
       issues: issued.filter((p) => aimed.has(Date.parse(p.issuedAt))),
