@@ -593,9 +593,11 @@ export function issuePort(input: PortForecastInput): IssuedPort {
     }
     return slot;
   };
-  /** Whether the port's published hours say it is open at `ms` (unknown hours: open). */
   const hours = openHoursOf(input.hours);
-  // Port-local minute of the day: US zones are whole hours from UTC, so the minute is UTC's.
+  /**
+   * Whether the port's published hours say it is open at `ms` (unknown hours: open). The minute
+   * of the port-local hour is UTC's: US zones are whole hours from UTC.
+   */
   const openThen = (ms: number) => openAt(hours, local(ms).hour * 60 + Math.floor((ms % 3_600_000) / 60_000));
   const targets = HORIZONS_MINUTES.map((h) => {
     const atMs = issuedAtMs + h * 60_000;

@@ -161,6 +161,9 @@ export const bestTimeToCrossTool = defineTool({
   },
 });
 
+/** Whether a window's end is a port-local `HH:MM` (else an instant). */
+const isClock = (end: string) => /^\d\d:\d\d$/.test(end);
+
 /** The forecasts reach this far ahead of their issue. */
 const FORECAST_REACH_MS = 24 * 3_600_000;
 
@@ -191,7 +194,7 @@ async function forecastWindow(
     );
   const first = window.day === 'tomorrow' ? 1 : 0;
   const instant = (end: string, days: number) => {
-    if (!/^\d\d:\d\d$/.test(end)) return Date.parse(end);
+    if (!isClock(end)) return Date.parse(end);
     const [hour, minute] = end.split(':').map(Number) as [number, number];
     const date = dateAfter(days);
     return zonedToUtc({ year: date.year, month: date.month, day: date.day, hour, minute }, port.timeZone);
@@ -199,13 +202,12 @@ async function forecastWindow(
   const fromMs = instant(window.from, first);
   let toMs = instant(window.to, first);
   // Two times of day with the end first: a window across midnight.
-  if (toMs < fromMs && /^\d\d:\d\d$/.test(window.to) && /^\d\d:\d\d$/.test(window.from))
-    toMs = instant(window.to, first + 1);
+  if (toMs < fromMs && isClock(window.to) && isClock(window.from)) toMs = instant(window.to, first + 1);
   const asked = windowLabel(fromMs, toMs, port.timeZone);
   if (toMs < fromMs) throw new ToolError(`depart_between ends before it starts (${asked}).`);
   if (toMs < nowMs) {
     throw new ToolError(
-      `The window ${asked} is already over: it is ${localClock(nowMs, port.timeZone)} there now.${window.day === 'tomorrow' || !/^\d\d:\d\d$/.test(window.from) ? '' : ' For the same hours tomorrow, add day: "tomorrow".'}`,
+      `The window ${asked} is already over: it is ${localClock(nowMs, port.timeZone)} there now.${window.day === 'tomorrow' || !isClock(window.from) ? '' : ' For the same hours tomorrow, add day: "tomorrow".'}`,
     );
   }
   if (fromMs > nowMs + FORECAST_REACH_MS) {
