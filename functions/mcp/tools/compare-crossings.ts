@@ -151,19 +151,16 @@ async function candidatesOf(
   }
   candidates = candidates.filter((p) => p.directions.includes(input.direction));
   if (candidates.length === 0) {
-    const chosen = input.port_ids
-      ? 'None of those crossings'
-      : [
-          input.border && `on the ${input.border === 'mx' ? 'Mexican' : 'Canadian'} border`,
-          input.state && `in ${input.state.toUpperCase()}`,
-          input.near && `within ${input.near.radius_km} km of ${input.near.lat}, ${input.near.lon}`,
-        ]
-          .filter(Boolean)
-          .join(' and ');
+    if (input.port_ids) throw new ToolError(`None of those crossings has ${input.direction} wait times.`);
+    const chosen = [
+      input.border && `on the ${input.border === 'mx' ? 'Mexican' : 'Canadian'} border`,
+      input.state && `in ${input.state.toUpperCase()}`,
+      input.near && `within ${input.near.radius_km} km of ${input.near.lat}, ${input.near.lon}`,
+    ]
+      .filter(Boolean)
+      .join(' and ');
     throw new ToolError(
-      input.port_ids
-        ? `None of those crossings has ${input.direction} wait times.`
-        : `No crossing ${chosen} has ${input.direction} wait times (search_crossings lists the crossings by state, border or place).`,
+      `No crossing ${chosen} has ${input.direction} wait times (search_crossings lists the crossings by state, border or place).`,
     );
   }
   return candidates;
@@ -237,9 +234,9 @@ export const compareCrossingsTool = defineTool({
     let text = sentences(now);
     if (atArrival) {
       // The arrival in the crossings' own time (each zone named when they differ).
-      const when = [...new Set(candidates.map((port) => localWhen(arrivalMs as number, port.timeZone)))].join(
-        ' / ',
-      );
+      const when = [
+        ...new Set(candidates.map((port) => localWhen(Date.parse(atArrival.at), port.timeZone))),
+      ].join(' / ');
       const ranked = atArrival.ranked.slice(0, input.limit);
       text =
         ranked.length > 0
