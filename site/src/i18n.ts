@@ -240,7 +240,8 @@ const en = {
       'champion-lowest-error': 'the method with the smallest error over the last 28 days',
       'champion-differs': 'the best method differs by horizon',
       'cbp-typical': 'starts from CBP’s typical wait while our own history is short',
-      'port-hours': 'no forecast while the crossing is closed; when it is closed now, the usual wait for its opening hours',
+      'port-hours':
+        'no forecast while the crossing is closed; when it is closed now, the usual wait for its opening hours',
       other: 'see the API for details',
     },
     typicalCbp: 'CBP’s typical wait (published by CBP), until our own averages exist.',
@@ -539,7 +540,8 @@ const es: Strings = {
       'champion-lowest-error': 'el método con el menor error en los últimos 28 días',
       'champion-differs': 'el mejor método cambia según el horizonte',
       'cbp-typical': 'parte de la espera típica de CBP mientras nuestro historial es corto',
-      'port-hours': 'sin pronóstico mientras el cruce está cerrado; si está cerrado ahora, la espera habitual de sus horas de apertura',
+      'port-hours':
+        'sin pronóstico mientras el cruce está cerrado; si está cerrado ahora, la espera habitual de sus horas de apertura',
       other: 'vea la API para más detalles',
     },
     typicalCbp: 'Espera típica de CBP (publicada por CBP), hasta que existan nuestros propios promedios.',
@@ -840,7 +842,8 @@ const frenchText: Strings = {
       'champion-lowest-error': 'la méthode à l’erreur la plus faible sur les 28 derniers jours',
       'champion-differs': 'la meilleure méthode change selon l’horizon',
       'cbp-typical': 'part de l’attente type du CBP tant que notre historique est court',
-      'port-hours': 'pas de prévision quand le passage est fermé ; s’il est fermé maintenant, l’attente habituelle de ses heures d’ouverture',
+      'port-hours':
+        'pas de prévision quand le passage est fermé ; s’il est fermé maintenant, l’attente habituelle de ses heures d’ouverture',
       other: 'voir l’API pour le détail',
     },
     typicalCbp: 'Attente type du CBP (publiée par le CBP), en attendant nos propres moyennes.',
