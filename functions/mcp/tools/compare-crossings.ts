@@ -234,9 +234,11 @@ export const compareCrossingsTool = defineTool({
     let text = sentences(now);
     if (atArrival) {
       // The arrival in the crossings' own time (each zone named when they differ).
-      const when = [
-        ...new Set(candidates.map((port) => localWhen(Date.parse(atArrival.at), port.timeZone))),
-      ].join(' / ');
+      // Each zone once; zones people name alike (Detroit's and New York's) once too.
+      const zones = new Set(candidates.map((port) => port.timeZone));
+      const when = [...new Set([...zones].map((zone) => localWhen(Date.parse(atArrival.at), zone)))].join(
+        ' / ',
+      );
       const ranked = atArrival.ranked.slice(0, input.limit);
       text =
         ranked.length > 0
